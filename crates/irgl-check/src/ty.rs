@@ -1,0 +1,162 @@
+//! The types of IrGL expressions, places and declarations.
+
+use std::fmt;
+
+use irgl_syntax::ast::TypeKind;
+
+/// The type of an expression, a local, a property element or a declaration.
+///
+/// `Node` and `Edge` are 32-bit unsigned indices: each mixes freely with `U32` (see
+/// [`Ty::compatible`]) but not with the other. `Lock` and `Mark` are the element types of
+/// `lock`/`mark` properties and never the type of a value. `Void` is the type of `WL.push(x)`.
+/// `Error` is the type of an expression that was already reported; it is compatible with
+/// everything so that one mistake gives one diagnostic. A program that checks without errors
+/// has no `Error` in its tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Bool,
+    U32,
+    I32,
+    U64,
+    I64,
+    F32,
+    F64,
+    Node,
+    Edge,
+    Graph,
+    Lock,
+    Mark,
+    Void,
+    Error,
+}
+
+impl Ty {
+    pub fn spelling(self) -> &'static str {
+        match self {
+            Ty::Bool => "bool",
+            Ty::U32 => "u32",
+            Ty::I32 => "i32",
+            Ty::U64 => "u64",
+            Ty::I64 => "i64",
+            Ty::F32 => "f32",
+            Ty::F64 => "f64",
+            Ty::Node => "node",
+            Ty::Edge => "edge",
+            Ty::Graph => "graph",
+            Ty::Lock => "lock",
+            Ty::Mark => "mark",
+            Ty::Void => "no value",
+            Ty::Error => "{unknown}",
+        }
+    }
+
+    /// Integer types, the index types `node`/`edge` included.
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64 | Ty::Node | Ty::Edge
+        )
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, Ty::I32 | Ty::I64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F64)
+    }
+
+    /// Integers, indices and floats: the operands of arithmetic.
+    pub fn is_numeric(self) -> bool {
+        self.is_integer() || self.is_float()
+    }
+
+    /// `u32`, `node`, `edge`: the 32-bit unsigned family.
+    pub fn is_u32_like(self) -> bool {
+        matches!(self, Ty::U32 | Ty::Node | Ty::Edge)
+    }
+
+    /// A value a scalar local, parameter or argument can hold.
+    pub fn is_scalar(self) -> bool {
+        self == Ty::Bool || self.is_numeric()
+    }
+
+    /// Width in bits of an integer or float type.
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::U64 | Ty::I64 | Ty::F64 => 64,
+            _ => 32,
+        }
+    }
+
+    /// Whether a value of type `found` may be used where `self` is expected (and vice versa):
+    /// equal types, `u32` with `node` or `edge`, or an already reported error.
+    pub fn compatible(self, found: Ty) -> bool {
+        self == found
+            || self == Ty::Error
+            || found == Ty::Error
+            || (self == Ty::U32 && found.is_u32_like())
+            || (found == Ty::U32 && self.is_u32_like())
+    }
+
+    /// The type of `a op b` for two compatible operand types: the common type, `u32` when
+    /// `u32` meets `node`/`edge`.
+    pub fn join(self, other: Ty) -> Ty {
+        if self == other || other == Ty::Error {
+            self
+        } else if self == Ty::Error {
+            other
+        } else {
+            Ty::U32
+        }
+    }
+}
+
+/// "a" or "an" before a type's name in prose (`an `edge``, `a `u32``).
+pub(crate) fn article(t: Ty) -> &'static str {
+    match t {
+        Ty::Edge | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => "an",
+        _ => "a",
+    }
+}
+
+impl From<TypeKind> for Ty {
+    fn from(t: TypeKind) -> Ty {
+        match t {
+            TypeKind::Bool => Ty::Bool,
+            TypeKind::U32 => Ty::U32,
+            TypeKind::I32 => Ty::I32,
+            TypeKind::U64 => Ty::U64,
+            TypeKind::I64 => Ty::I64,
+            TypeKind::F32 => Ty::F32,
+            TypeKind::F64 => Ty::F64,
+            TypeKind::Node => Ty::Node,
+            TypeKind::Edge => Ty::Edge,
+            TypeKind::Graph => Ty::Graph,
+            TypeKind::Lock => Ty::Lock,
+            TypeKind::Mark => Ty::Mark,
+        }
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.spelling())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_types_mix_with_u32_only() {
+        assert!(Ty::Node.compatible(Ty::U32));
+        assert!(Ty::U32.compatible(Ty::Edge));
+        assert!(!Ty::Node.compatible(Ty::Edge));
+        assert!(!Ty::U32.compatible(Ty::I32));
+        assert!(!Ty::U64.compatible(Ty::U32));
+        assert_eq!(Ty::Node.join(Ty::U32), Ty::U32);
+        assert_eq!(Ty::Node.join(Ty::Node), Ty::Node);
+    }
+}

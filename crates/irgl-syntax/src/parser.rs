@@ -1,0 +1,316 @@
+//! Parsing: tokens from [`crate::lexer`] through the LALRPOP grammar in `grammar/irgl.lalrpop`.
+//!
+//! [`parse`] never fails outright: it returns whatever program it could build together with
+//! every diagnostic it found. Lexical errors are reported and the offending characters
+//! skipped; syntax errors are recovered at statement and declaration boundaries.
+
+use irgl_diagnostics::{Diagnostic, FileId, Span};
+use lalrpop_util::{ErrorRecovery, ParseError};
+
+use crate::ast::*;
+use crate::lexer::{self, LexError, Tok};
+
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    unused_parens,
+    dead_code,
+    unused_qualifications
+)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/irgl.rs"));
+}
+
+/// Errors raised by grammar actions. Actions report through [`Ctx`] instead, so this stays
+/// empty; it exists because LALRPOP needs an error type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UserError {}
+
+/// State shared by the grammar's actions.
+pub struct Ctx {
+    file: FileId,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Ctx {
+    pub(crate) fn span(&self, l: usize, r: usize) -> Span {
+        Span::new(self.file, l, r)
+    }
+
+    pub(crate) fn expr(&self, l: usize, r: usize, kind: ExprKind) -> Expr {
+        Expr {
+            id: NodeId::UNSET,
+            span: self.span(l, r),
+            kind,
+        }
+    }
+
+    pub(crate) fn recover(&mut self, e: ErrorRecovery<usize, Tok<'_>, UserError>) {
+        let d = syntax_error(self.file, e.error);
+        // One error per position is enough: recovery may fail again at the same token.
+        if self.diagnostics.last().and_then(|p| p.span()) != d.span() {
+            self.diagnostics.push(d);
+        }
+    }
+
+    /// Classifies the expression after `In` in a `ForAll`.
+    pub(crate) fn iter_from_expr(&mut self, e: Expr) -> Iter {
+        match e.kind {
+            ExprKind::Field { base, field } if field.name == "nodes" => Iter::Nodes { graph: base },
+            ExprKind::Method {
+                base,
+                method,
+                mut args,
+            } if method.name == "edges" && args.len() == 1 => Iter::Edges {
+                graph: base,
+                node: Box::new(args.remove(0)),
+            },
+            kind => {
+                let span = e.span;
+                self.diagnostics.push(
+                    Diagnostic::error("E0006", "this cannot be iterated by a ForAll")
+                        .with_label(span, "expected `WL`, `g.nodes`, `g.edges(n)` or `lo..hi`")
+                        .with_help(
+                            "a ForAll runs over the worklist, the nodes of a graph, \
+                             the out-edges of a node, or an integer range",
+                        ),
+                );
+                let _ = kind;
+                let error = Expr {
+                    id: NodeId::UNSET,
+                    span,
+                    kind: ExprKind::Error,
+                };
+                Iter::Range {
+                    lo: Box::new(error.clone()),
+                    hi: Box::new(error),
+                }
+            }
+        }
+    }
+
+    /// `WL.pop(i)` and `WL.push(x)`; anything else on `WL` is reported.
+    pub(crate) fn worklist_op(&mut self, span: Span, method: Ident, mut args: Vec<Expr>) -> Expr {
+        let kind = match (method.name.as_str(), args.len()) {
+            ("pop", 1) => ExprKind::Pop(Box::new(args.remove(0))),
+            ("push", 1) => ExprKind::Push(Box::new(args.remove(0))),
+            (name @ ("pop" | "push"), n) => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0007",
+                        format!("`WL.{name}` takes exactly one argument, found {n}"),
+                    )
+                    .with_label(span, "here"),
+                );
+                ExprKind::Error
+            }
+            (name, _) => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0007", format!("worklists have no operation `{name}`"))
+                        .with_label(method.span, "unknown worklist operation")
+                        .with_help("a kernel's worklist supports `WL.pop(i)` and `WL.push(x)`"),
+                );
+                ExprKind::Error
+            }
+        };
+        Expr {
+            id: NodeId::UNSET,
+            span,
+            kind,
+        }
+    }
+
+    /// A type written as a name: `lock` or `mark` (contextual words, not keywords).
+    pub(crate) fn named_type(&mut self, name: Ident) -> TypeKind {
+        match name.name.as_str() {
+            "lock" => TypeKind::Lock,
+            "mark" => TypeKind::Mark,
+            other => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0009", format!("unknown type `{other}`"))
+                        .with_label(name.span, "not a type")
+                        .with_help("the types are bool, u32, i32, u64, i64, f32, f64, node, edge, graph, lock and mark"),
+                );
+                TypeKind::U32
+            }
+        }
+    }
+
+    /// The word before `node`/`edge` in a property declaration: only `input` is allowed.
+    pub(crate) fn input_marker(&mut self, word: Option<Ident>) -> bool {
+        match word {
+            None => false,
+            Some(w) if w.name == "input" => true,
+            Some(w) => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0001", format!("unexpected `{}`", w.name))
+                        .with_label(w.span, "expected `input`, `node` or `edge`")
+                        .with_help("a property is declared as `node NAME: TYPE;`, `edge NAME: TYPE;` or `input edge NAME: TYPE;`"),
+                );
+                false
+            }
+        }
+    }
+
+    /// `Initial g.nodes`.
+    pub(crate) fn initial_nodes(&mut self, span: Span, graph: Ident, field: Ident) -> Initial {
+        if field.name != "nodes" {
+            self.diagnostics.push(
+                Diagnostic::error("E0008", "this cannot seed a worklist")
+                    .with_label(field.span, "expected `nodes`")
+                    .with_help("write `Initial [a, b, ...]` or `Initial g.nodes`"),
+            );
+        }
+        Initial::AllNodes { span, graph }
+    }
+}
+
+/// Parses one source file. The program is numbered ([`Program::renumber`]) and usable when
+/// no error diagnostic is returned.
+pub fn parse(file: FileId, src: &str) -> (Program, Vec<Diagnostic>) {
+    let mut ctx = Ctx {
+        file,
+        diagnostics: Vec::new(),
+    };
+    let mut lex_errors = Vec::new();
+    // Offsets of the tokens right after skipped characters: a syntax error there is a
+    // consequence of the lexical error, already reported.
+    let mut after_skip = Vec::new();
+    let mut skipped = false;
+    let tokens: Vec<_> = lexer::tokens(src)
+        .filter_map(|(l, tok, r)| match tok {
+            Ok(tok) => {
+                if std::mem::take(&mut skipped) {
+                    after_skip.push(l as u32);
+                }
+                Some(Ok((l, tok, r)))
+            }
+            Err(e) => {
+                lex_errors.push(lex_error(Span::new(file, l, r), e, &src[l..r]));
+                skipped = true;
+                None
+            }
+        })
+        .collect();
+    let result = generated::ProgramParser::new().parse(&mut ctx, tokens);
+    ctx.diagnostics.retain(|d| {
+        !(d.code == "E0001" && d.span().is_some_and(|s| after_skip.contains(&s.start)))
+    });
+    let items = match result {
+        Ok(items) => items,
+        Err(e) => {
+            ctx.diagnostics.push(syntax_error(file, e));
+            Vec::new()
+        }
+    };
+    let mut diagnostics = lex_errors;
+    diagnostics.append(&mut ctx.diagnostics);
+    diagnostics.sort_by_key(|d| d.span().map(|s| (s.start, s.end)));
+    let mut program = Program { items, next_id: 0 };
+    program.renumber();
+    (program, diagnostics)
+}
+
+/// Parses a single expression (for tests and tools).
+pub fn parse_expr(file: FileId, src: &str) -> Result<Expr, Vec<Diagnostic>> {
+    let mut ctx = Ctx {
+        file,
+        diagnostics: Vec::new(),
+    };
+    let mut errors = Vec::new();
+    let tokens: Vec<_> = lexer::tokens(src)
+        .filter_map(|(l, tok, r)| match tok {
+            Ok(tok) => Some(Ok((l, tok, r))),
+            Err(e) => {
+                errors.push(lex_error(Span::new(file, l, r), e, &src[l..r]));
+                None
+            }
+        })
+        .collect();
+    let result = generated::ExprParser::new().parse(&mut ctx, tokens);
+    errors.append(&mut ctx.diagnostics);
+    match result {
+        Ok(e) if errors.is_empty() => Ok(e),
+        Ok(_) => Err(errors),
+        Err(e) => {
+            errors.push(syntax_error(file, e));
+            Err(errors)
+        }
+    }
+}
+
+fn lex_error(span: Span, e: LexError, text: &str) -> Diagnostic {
+    match e {
+        LexError::Unexpected => {
+            let c = text.chars().next().unwrap_or(' ');
+            Diagnostic::error(
+                "E0003",
+                format!("unexpected character `{}`", c.escape_debug()),
+            )
+            .with_label(span, "not part of any IrGL token")
+        }
+        LexError::IntTooLarge => Diagnostic::error("E0004", "integer literal too large")
+            .with_label(span, "does not fit in 64 bits"),
+        LexError::BadFloat => Diagnostic::error("E0004", "number literal out of range")
+            .with_label(span, "not a finite number"),
+        LexError::UnterminatedComment => Diagnostic::error("E0005", "unterminated block comment")
+            .with_label(
+                Span {
+                    end: span.start + 2,
+                    ..span
+                },
+                "this `/*` is never closed",
+            )
+            .with_help("close it with `*/`"),
+    }
+}
+
+fn syntax_error(file: FileId, e: ParseError<usize, Tok<'_>, UserError>) -> Diagnostic {
+    match e {
+        ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } => Diagnostic::error("E0001", format!("unexpected {tok}")).with_label(
+            Span::new(file, l, r),
+            format!("expected {}", describe(&expected)),
+        ),
+        ParseError::UnrecognizedEof { location, expected } => {
+            Diagnostic::error("E0002", "unexpected end of file").with_label(
+                Span::new(file, location, location),
+                format!("expected {}", describe(&expected)),
+            )
+        }
+        ParseError::ExtraToken { token: (l, tok, r) } => {
+            Diagnostic::error("E0001", format!("unexpected {tok}"))
+                .with_label(Span::new(file, l, r), "expected end of file")
+        }
+        ParseError::InvalidToken { location } => Diagnostic::error("E0003", "invalid token")
+            .with_label(Span::new(file, location, location), "here"),
+        ParseError::User { error } => match error {},
+    }
+}
+
+/// Turns LALRPOP's list of expected terminals into prose.
+fn describe(expected: &[String]) -> String {
+    let names: Vec<String> = expected
+        .iter()
+        .map(|t| match t.as_str() {
+            "Ident" => "a name".to_string(),
+            "Int" => "an integer".to_string(),
+            "Float" => "a number".to_string(),
+            quoted => format!("`{}`", quoted.trim_matches('"')),
+        })
+        .collect();
+    match names.len() {
+        0 => "nothing more".to_string(),
+        1 => names[0].clone(),
+        n if n <= 6 => format!("{} or {}", names[..n - 1].join(", "), names[n - 1]),
+        _ if expected.iter().any(|t| t == "\";\"") && expected.iter().any(|t| t == "\"+\"") => {
+            "`;` or an operator".to_string()
+        }
+        _ if expected.iter().any(|t| t == "\"ForAll\"") => "a statement".to_string(),
+        _ if expected.iter().any(|t| t == "\"Kernel\"") => "a declaration".to_string(),
+        _ if expected.iter().any(|t| t == "Int") => "an expression".to_string(),
+        n => format!("one of {n} tokens"),
+    }
+}
