@@ -1,0 +1,337 @@
+//! The compressed sparse row graph.
+//!
+//! `offsets[v]..offsets[v + 1]` indexes `dst` (and `weights`) for the out-edges of `v`; an edge's
+//! position in `dst` is its edge id ("CSR order"), which is how `edge` outputs of generated
+//! programs are indexed. Graphs built from text formats always have each node's neighbours sorted
+//! by destination (then weight); `.gr` files are kept in the order they are stored in, so that
+//! edge ids match the program that read the same file.
+
+use std::ops::Range;
+
+/// A directed graph in CSR form, with optional `u32` edge weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Csr {
+    /// Number of nodes.
+    pub n: u32,
+    /// `n + 1` offsets into `dst`; `offsets[0] == 0`, non-decreasing, `offsets[n] == dst.len()`.
+    pub offsets: Vec<u64>,
+    /// Destination of each edge.
+    pub dst: Vec<u32>,
+    /// Weight of each edge, when the graph has edge data.
+    pub weights: Option<Vec<u32>>,
+}
+
+/// An unordered list of directed edges, the intermediate form of every text reader and generator.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeList {
+    pub n: u32,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub weights: Option<Vec<u32>>,
+}
+
+impl EdgeList {
+    pub fn new(n: u32, weighted: bool) -> Self {
+        EdgeList {
+            n,
+            src: Vec::new(),
+            dst: Vec::new(),
+            weights: weighted.then(Vec::new),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.src.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.src.is_empty()
+    }
+
+    /// Appends an edge; `w` is ignored when the list is unweighted.
+    pub fn push(&mut self, u: u32, v: u32, w: u32) {
+        self.src.push(u);
+        self.dst.push(v);
+        if let Some(ws) = &mut self.weights {
+            ws.push(w);
+        }
+    }
+}
+
+impl Csr {
+    /// A graph with `n` nodes and no edges.
+    pub fn empty(n: u32) -> Self {
+        Csr {
+            n,
+            offsets: vec![0; n as usize + 1],
+            dst: Vec::new(),
+            weights: None,
+        }
+    }
+
+    /// Builds a CSR from an edge list by counting sort, then sorts each node's neighbours by
+    /// destination (then weight). Every id must be `< list.n` (readers check this).
+    pub fn from_edge_list(list: EdgeList) -> Self {
+        let EdgeList {
+            n,
+            src,
+            dst,
+            weights,
+        } = list;
+        assert!(src.len() == dst.len(), "edge list arrays differ in length");
+        let m = src.len();
+        let mut offsets = vec![0u64; n as usize + 1];
+        for &u in &src {
+            offsets[u as usize + 1] += 1;
+        }
+        for i in 0..n as usize {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut next: Vec<u64> = offsets[..n as usize].to_vec();
+        let mut out_dst = vec![0u32; m];
+        let mut out_w = weights.as_ref().map(|_| vec![0u32; m]);
+        for i in 0..m {
+            let u = src[i] as usize;
+            let pos = next[u] as usize;
+            next[u] += 1;
+            out_dst[pos] = dst[i];
+            if let (Some(ow), Some(w)) = (&mut out_w, &weights) {
+                ow[pos] = w[i];
+            }
+        }
+        drop((src, dst, weights, next));
+        let mut csr = Csr {
+            n,
+            offsets,
+            dst: out_dst,
+            weights: out_w,
+        };
+        csr.sort_neighbours();
+        csr
+    }
+
+    /// Number of edges (arcs).
+    pub fn num_edges(&self) -> u64 {
+        self.dst.len() as u64
+    }
+
+    /// Edge ids of `v`'s out-edges.
+    pub fn edge_range(&self, v: u32) -> Range<usize> {
+        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+    }
+
+    /// `v`'s out-neighbours.
+    pub fn neighbours(&self, v: u32) -> &[u32] {
+        &self.dst[self.edge_range(v)]
+    }
+
+    /// Weights of `v`'s out-edges, if the graph has weights.
+    pub fn weights_of(&self, v: u32) -> Option<&[u32]> {
+        let r = self.edge_range(v);
+        self.weights.as_ref().map(|w| &w[r])
+    }
+
+    /// Out-degree of `v`.
+    pub fn degree(&self, v: u32) -> u64 {
+        self.offsets[v as usize + 1] - self.offsets[v as usize]
+    }
+
+    /// Source node of every edge, in CSR order.
+    pub fn sources(&self) -> Vec<u32> {
+        let mut src = Vec::with_capacity(self.dst.len());
+        for v in 0..self.n {
+            let d = self.degree(v) as usize;
+            src.extend(std::iter::repeat_n(v, d));
+        }
+        src
+    }
+
+    /// Bytes the CSR arrays occupy.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.offsets.len() * 8
+            + self.dst.len() * 4
+            + self.weights.as_ref().map_or(0, |w| w.len() * 4)) as u64
+    }
+
+    /// Checks the structural invariants; the message says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.offsets.len() != self.n as usize + 1 {
+            return Err(format!(
+                "{} offsets for {} nodes, expected {}",
+                self.offsets.len(),
+                self.n,
+                self.n as u64 + 1
+            ));
+        }
+        if self.offsets[0] != 0 {
+            return Err("first offset is not 0".into());
+        }
+        if let Some(v) = (0..self.n as usize).find(|&v| self.offsets[v] > self.offsets[v + 1]) {
+            return Err(format!("offsets decrease at node {v}"));
+        }
+        if self.offsets[self.n as usize] != self.num_edges() {
+            return Err(format!(
+                "last offset {} is not the edge count {}",
+                self.offsets[self.n as usize],
+                self.num_edges()
+            ));
+        }
+        if let Some(e) = self.dst.iter().position(|&d| d >= self.n) {
+            return Err(format!(
+                "edge {e} goes to node {}, but there are only {} nodes",
+                self.dst[e], self.n
+            ));
+        }
+        if let Some(w) = &self.weights
+            && w.len() != self.dst.len()
+        {
+            return Err(format!("{} weights for {} edges", w.len(), self.dst.len()));
+        }
+        Ok(())
+    }
+
+    /// Whether every node's neighbours are sorted by destination.
+    pub fn is_sorted(&self) -> bool {
+        (0..self.n).all(|v| self.neighbours(v).is_sorted())
+    }
+
+    /// Sorts each node's neighbours by destination, then weight.
+    pub fn sort_neighbours(&mut self) {
+        let mut scratch: Vec<u64> = Vec::new();
+        for v in 0..self.n {
+            let r = self.edge_range(v);
+            match &mut self.weights {
+                None => {
+                    let d = &mut self.dst[r];
+                    if !d.is_sorted() {
+                        d.sort_unstable();
+                    }
+                }
+                Some(w) => {
+                    scratch.clear();
+                    scratch.extend(
+                        self.dst[r.clone()]
+                            .iter()
+                            .zip(&w[r.clone()])
+                            .map(|(&d, &x)| (u64::from(d) << 32) | u64::from(x)),
+                    );
+                    if scratch.is_sorted() {
+                        continue;
+                    }
+                    scratch.sort_unstable();
+                    for (i, &k) in scratch.iter().enumerate() {
+                        self.dst[r.start + i] = (k >> 32) as u32;
+                        w[r.start + i] = k as u32;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Number of edges `v -> v`.
+    pub fn self_loops(&self) -> u64 {
+        (0..self.n)
+            .map(|v| self.neighbours(v).iter().filter(|&&d| d == v).count() as u64)
+            .sum()
+    }
+
+    /// Whether `u -> v` exists. Uses binary search when `u`'s neighbours are sorted.
+    pub fn has_edge(&self, u: u32, v: u32) -> bool {
+        let nb = self.neighbours(u);
+        if nb.is_sorted() {
+            nb.binary_search(&v).is_ok()
+        } else {
+            nb.contains(&v)
+        }
+    }
+
+    /// Whether for every edge `u -> v` there is an edge `v -> u` (structure only, not weights).
+    /// Expects sorted neighbours for speed; correct either way.
+    pub fn is_symmetric(&self) -> bool {
+        (0..self.n).all(|u| self.neighbours(u).iter().all(|&v| self.has_edge(v, u)))
+    }
+
+    /// The graph taken as undirected and simple: both directions of every edge, self-loops
+    /// dropped, duplicates merged keeping the smallest weight. This is the graph TC, CC, MIS and
+    /// MST references work on.
+    pub fn undirected_simple(&self) -> Csr {
+        let mut list = EdgeList::new(self.n, self.weights.is_some());
+        let m = self.dst.len() * 2;
+        list.src.reserve(m);
+        list.dst.reserve(m);
+        if let Some(w) = &mut list.weights {
+            w.reserve(m);
+        }
+        for u in 0..self.n {
+            for e in self.edge_range(u) {
+                let v = self.dst[e];
+                if u != v {
+                    let w = self.weights.as_ref().map_or(0, |w| w[e]);
+                    list.push(u, v, w);
+                    list.push(v, u, w);
+                }
+            }
+        }
+        let mut csr = Csr::from_edge_list(list);
+        crate::transform::dedup_sorted(&mut csr);
+        csr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(n: u32, edges: &[(u32, u32)]) -> EdgeList {
+        let mut l = EdgeList::new(n, false);
+        for &(u, v) in edges {
+            l.push(u, v, 0);
+        }
+        l
+    }
+
+    #[test]
+    fn counting_sort_builds_sorted_csr() {
+        let g = Csr::from_edge_list(list(4, &[(2, 1), (0, 3), (0, 1), (2, 0), (0, 2)]));
+        assert_eq!(g.offsets, vec![0, 3, 3, 5, 5]);
+        assert_eq!(g.dst, vec![1, 2, 3, 0, 1]);
+        assert!(g.validate().is_ok());
+        assert!(g.is_sorted());
+    }
+
+    #[test]
+    fn weighted_sort_keeps_pairs_together() {
+        let mut l = EdgeList::new(2, true);
+        l.push(0, 1, 9);
+        l.push(0, 0, 5);
+        l.push(0, 1, 2);
+        let g = Csr::from_edge_list(l);
+        assert_eq!(g.dst, vec![0, 1, 1]);
+        assert_eq!(g.weights, Some(vec![5, 2, 9]));
+    }
+
+    #[test]
+    fn undirected_simple_merges_and_drops_loops() {
+        let g = Csr::from_edge_list(list(3, &[(0, 1), (1, 0), (1, 1), (2, 1), (0, 1)]));
+        let u = g.undirected_simple();
+        assert_eq!(u.offsets, vec![0, 1, 3, 4]);
+        assert_eq!(u.dst, vec![1, 0, 2, 1]);
+        assert!(u.is_symmetric());
+        assert!(!g.is_symmetric());
+        assert_eq!(g.self_loops(), 1);
+    }
+
+    #[test]
+    fn validate_reports_bad_destination() {
+        let g = Csr {
+            n: 2,
+            offsets: vec![0, 1, 1],
+            dst: vec![5],
+            weights: None,
+        };
+        assert_eq!(
+            g.validate().unwrap_err(),
+            "edge 0 goes to node 5, but there are only 2 nodes"
+        );
+    }
+}

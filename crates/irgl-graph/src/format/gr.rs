@@ -1,0 +1,357 @@
+//! Galois binary `.gr`, versions 1 and 2, little-endian:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | version: 1 (u32 destinations) or 2 (u64 destinations) |
+//! | 8 | edge data size: 0 (no weights) or 4 (u32 weights) |
+//! | 8 | N, the node count |
+//! | 8 | E, the edge count |
+//! | 8 N | `out_index[v]`: the END offset of node v's edges |
+//! | 4 E (v1) or 8 E (v2) | destinations |
+//! | 4 | padding, v1 only, when E is odd |
+//! | 4 E | edge data (weights), when the edge data size is 4 |
+//!
+//! The writer always writes v1 and writes the padding whenever E is odd, as Galois does; the
+//! reader accepts v1 files without edge data either with or without that trailing padding.
+//! Files are read in their stored edge order (not re-sorted), so edge ids match every program
+//! that reads the same file.
+
+use std::io::{self, Read, Write};
+
+use super::capped;
+use crate::csr::Csr;
+use crate::error::{GraphError, Result};
+use crate::progress::{Progress, Unit};
+
+const HEADER: u64 = 32;
+const CHUNK: usize = 1 << 20;
+
+/// A reader that knows its byte offset, for error messages.
+struct Pos<R> {
+    inner: R,
+    offset: u64,
+    path: String,
+}
+
+impl<R: Read> Pos<R> {
+    /// Fills `buf` or fails naming the offset and what was being read.
+    fn read_exact(&mut self, buf: &mut [u8], what: &dyn Fn() -> String) -> Result<()> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match self.inner.read(&mut buf[filled..]) {
+                Ok(0) => {
+                    return Err(GraphError::byte(
+                        &self.path,
+                        self.offset + filled as u64,
+                        format!("file truncated: expected {}, found end of file", what()),
+                    ));
+                }
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(GraphError::byte(
+                        &self.path,
+                        self.offset + filled as u64,
+                        format!("read error while reading {}: {e}", what()),
+                    ));
+                }
+            }
+        }
+        self.offset += buf.len() as u64;
+        Ok(())
+    }
+
+    /// Reads `count` little-endian words of `width` bytes (4 or 8), calling `each(index, value)`.
+    fn words(
+        &mut self,
+        count: u64,
+        width: usize,
+        what: &str,
+        progress: &dyn Progress,
+        mut each: impl FnMut(u64, u64, u64) -> Result<()>,
+    ) -> Result<()> {
+        let mut buf = vec![0u8; CHUNK];
+        let mut done = 0u64;
+        while done < count {
+            let k = ((count - done) as usize).min(CHUNK / width);
+            let bytes = &mut buf[..k * width];
+            let start = self.offset;
+            self.read_exact(bytes, &|| format!("{count} {what} ({width} bytes each)"))?;
+            for (i, w) in bytes.chunks_exact(width).enumerate() {
+                let x = if width == 4 {
+                    u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                } else {
+                    u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
+                };
+                each(done + i as u64, x, start + (i * width) as u64)?;
+            }
+            done += k as u64;
+            progress.set(self.offset);
+        }
+        Ok(())
+    }
+}
+
+/// Reads a `.gr` file. `len` is the file's length when known (a plain file), used to reject a
+/// truncated or oversized file before reading it; without it (gzip) truncation is found when the
+/// data runs out.
+pub fn read<R: Read>(
+    reader: R,
+    path: &str,
+    len: Option<u64>,
+    progress: &dyn Progress,
+) -> Result<Csr> {
+    let mut r = Pos {
+        inner: reader,
+        offset: 0,
+        path: path.to_string(),
+    };
+    let mut h = [0u8; HEADER as usize];
+    r.read_exact(&mut h, &|| {
+        "a 32-byte header (version, edge data size, N, E)".into()
+    })?;
+    let word = |i: usize| u64::from_le_bytes(h[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
+    let (version, data_size, n, m) = (word(0), word(1), word(2), word(3));
+    let dst_width = match version {
+        1 => 4usize,
+        2 => 8usize,
+        _ => {
+            return Err(GraphError::byte(
+                path,
+                0,
+                format!(
+                    "expected .gr version 1 or 2, found {version} (is this a Galois binary graph?)"
+                ),
+            ));
+        }
+    };
+    if data_size != 0 && data_size != 4 {
+        return Err(GraphError::byte(
+            path,
+            8,
+            format!(
+                "edge data size {data_size} is not supported, expected 0 (none) or 4 (u32 weights)"
+            ),
+        ));
+    }
+    let n32 = super::node_count(n).map_err(|m| GraphError::byte(path, 16, m))?;
+    let dst_bytes = m.checked_mul(dst_width as u64);
+    let pad = if version == 1 && m % 2 == 1 { 4 } else { 0 };
+    let expected = n
+        .checked_mul(8)
+        .and_then(|o| dst_bytes.and_then(|d| o.checked_add(d)))
+        .and_then(|x| x.checked_add(HEADER))
+        .and_then(|x| {
+            if data_size > 0 {
+                x.checked_add(pad + m.checked_mul(data_size)?)
+            } else {
+                Some(x)
+            }
+        });
+    let Some(expected) = expected else {
+        return Err(GraphError::byte(
+            path,
+            24,
+            format!("edge count {m} is impossibly large"),
+        ));
+    };
+    if let Some(len) = len {
+        let ok = len == expected || (data_size == 0 && pad == 4 && len == expected + 4);
+        if !ok {
+            let what = if len < expected {
+                "truncated"
+            } else {
+                "has trailing bytes"
+            };
+            return Err(GraphError::byte(
+                path,
+                len.min(expected),
+                format!(
+                    "file {what}: a version {version} header with N = {n} nodes, E = {m} edges and edge data size {data_size} needs {expected} bytes, but the file has {len}"
+                ),
+            ));
+        }
+    }
+    progress.start("reading .gr", len, Unit::Bytes);
+    let mut offsets = Vec::with_capacity(capped(n) + 1);
+    offsets.push(0u64);
+    r.words(n, 8, "node offsets", progress, |i, x, at| {
+        let prev = offsets[offsets.len() - 1];
+        if x < prev {
+            return Err(GraphError::byte(
+                path,
+                at,
+                format!("out_index[{i}] = {x} is smaller than out_index[{}] = {prev}: offsets must not decrease", i.saturating_sub(1)),
+            ));
+        }
+        if x > m {
+            return Err(GraphError::byte(
+                path,
+                at,
+                format!("out_index[{i}] = {x} exceeds the edge count E = {m}"),
+            ));
+        }
+        offsets.push(x);
+        Ok(())
+    })?;
+    let last = offsets[offsets.len() - 1];
+    if last != m {
+        return Err(GraphError::byte(
+            path,
+            HEADER + 8 * n.saturating_sub(1),
+            format!(
+                "the last offset out_index[{}] is {last}, expected the edge count E = {m}",
+                n.saturating_sub(1)
+            ),
+        ));
+    }
+    let mut dst: Vec<u32> = Vec::with_capacity(capped(m));
+    r.words(m, dst_width, "destinations", progress, |e, x, at| {
+        if x >= n {
+            return Err(GraphError::byte(
+                path,
+                at,
+                format!(
+                    "destination {x} of edge {e} is out of range: expected a node id below N = {n}"
+                ),
+            ));
+        }
+        dst.push(x as u32);
+        Ok(())
+    })?;
+    let weights = if data_size == 4 {
+        if pad == 4 {
+            let mut p = [0u8; 4];
+            r.read_exact(&mut p, &|| {
+                "4 bytes of padding after an odd number of destinations".into()
+            })?;
+        }
+        let mut w: Vec<u32> = Vec::with_capacity(capped(m));
+        r.words(m, 4, "edge weights", progress, |_, x, _| {
+            w.push(x as u32);
+            Ok(())
+        })?;
+        Some(w)
+    } else {
+        None
+    };
+    progress.finish();
+    Ok(Csr {
+        n: n32,
+        offsets,
+        dst,
+        weights,
+    })
+}
+
+/// Checks that `g` can be written as `.gr` v1 by irglc.
+pub fn check_writable(g: &Csr) -> Result<()> {
+    if g.num_edges() > u64::from(u32::MAX) {
+        return Err(GraphError::Invalid(format!(
+            "the graph has {} edges, but the .gr v1 files irglc writes are limited to 4294967295 edges (the CUDA runtime indexes edges with u32)",
+            g.num_edges()
+        )));
+    }
+    g.validate()
+        .map_err(|m| GraphError::Invalid(format!("internal error: invalid CSR: {m}")))
+}
+
+/// Writes `g` as `.gr` version 1 (u32 destinations), with edge data when `g` has weights.
+pub fn write<W: Write>(g: &Csr, out: W) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(CHUNK, out);
+    let m = g.num_edges();
+    let data_size: u64 = if g.weights.is_some() { 4 } else { 0 };
+    for x in [1u64, data_size, u64::from(g.n), m] {
+        out.write_all(&x.to_le_bytes())?;
+    }
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
+    let put = |out: &mut io::BufWriter<W>, bytes: &[u8], buf: &mut Vec<u8>| -> io::Result<()> {
+        buf.extend_from_slice(bytes);
+        if buf.len() >= CHUNK - 8 {
+            out.write_all(buf)?;
+            buf.clear();
+        }
+        Ok(())
+    };
+    for &o in &g.offsets[1..] {
+        put(&mut out, &o.to_le_bytes(), &mut buf)?;
+    }
+    for &d in &g.dst {
+        put(&mut out, &d.to_le_bytes(), &mut buf)?;
+    }
+    if m % 2 == 1 {
+        put(&mut out, &[0u8; 4], &mut buf)?;
+    }
+    if let Some(w) = &g.weights {
+        for &x in w {
+            put(&mut out, &x.to_le_bytes(), &mut buf)?;
+        }
+    }
+    out.write_all(&buf)?;
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoProgress;
+
+    fn sample(weights: bool) -> Csr {
+        Csr {
+            n: 3,
+            offsets: vec![0, 2, 2, 3],
+            dst: vec![1, 2, 0],
+            weights: weights.then(|| vec![5, 6, 7]),
+        }
+    }
+
+    #[test]
+    fn round_trips_with_and_without_weights() {
+        for w in [false, true] {
+            let g = sample(w);
+            let mut bytes = Vec::new();
+            write(&g, &mut bytes).unwrap();
+            let expected = 32 + 3 * 8 + 3 * 4 + 4 + if w { 12 } else { 0 };
+            assert_eq!(bytes.len(), expected);
+            let back = read(&bytes[..], "t.gr", Some(bytes.len() as u64), &NoProgress).unwrap();
+            assert_eq!(back, g);
+            // Without the length (as for gzip).
+            assert_eq!(read(&bytes[..], "t.gr", None, &NoProgress).unwrap(), g);
+        }
+    }
+
+    #[test]
+    fn reads_version_2_and_unpadded_v1() {
+        let mut b = Vec::new();
+        for x in [2u64, 0, 2, 1, 1, 1] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        b.extend_from_slice(&1u64.to_le_bytes());
+        let g = read(&b[..], "t.gr", Some(b.len() as u64), &NoProgress).unwrap();
+        assert_eq!(g.dst, vec![1]);
+        let mut b = Vec::new();
+        for x in [1u64, 0, 2, 1, 1, 1] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        b.extend_from_slice(&1u32.to_le_bytes());
+        let g = read(&b[..], "t.gr", Some(b.len() as u64), &NoProgress).unwrap();
+        assert_eq!(g.dst, vec![1]);
+    }
+
+    #[test]
+    fn truncation_is_reported_with_offsets() {
+        let mut bytes = Vec::new();
+        write(&sample(true), &mut bytes).unwrap();
+        bytes.truncate(60);
+        let e = read(&bytes[..], "t.gr", Some(60), &NoProgress).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.gr: byte 60: file truncated: a version 1 header with N = 3 nodes, E = 3 edges and edge data size 4 needs 84 bytes, but the file has 60"
+        );
+        let e = read(&bytes[..], "t.gr", None, &NoProgress).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.gr: byte 60: file truncated: expected 3 destinations (4 bytes each), found end of file"
+        );
+    }
+}

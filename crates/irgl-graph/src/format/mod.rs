@@ -1,0 +1,216 @@
+//! Readers and writers for the graph file formats irglc accepts.
+//!
+//! Text readers stream line by line (no whole-file buffering), count lines for error messages,
+//! accept `\r\n` line ends, and produce an [`EdgeList`](crate::csr::EdgeList) or a
+//! [`Csr`](crate::Csr). Binary `.gr` is read in chunks and validated against its header.
+
+pub mod dimacs;
+pub mod gr;
+pub mod metis;
+pub mod mtx;
+pub mod snap;
+
+use std::io::BufRead;
+
+use crate::error::{GraphError, Result};
+
+/// Reads a text file line by line, keeping the 1-based number of the current line.
+pub(crate) struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// Number of the line last returned (0 before the first).
+    pub line: u64,
+    /// Length of the last line without its line end.
+    end: usize,
+    pub path: String,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub fn new(reader: R, path: &str) -> Self {
+        Lines {
+            reader,
+            buf: Vec::with_capacity(256),
+            line: 0,
+            end: 0,
+            path: path.to_string(),
+        }
+    }
+
+    /// The next line's number and content without its line end, or `None` at end of file.
+    pub fn next_line(&mut self) -> Result<Option<(u64, &[u8])>> {
+        self.buf.clear();
+        let read = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| {
+            GraphError::line(
+                &self.path,
+                self.line + 1,
+                format!("read error: {e} (is the file truncated or corrupt?)"),
+            )
+        })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let mut end = self.buf.len();
+        while end > 0 && matches!(self.buf[end - 1], b'\n' | b'\r') {
+            end -= 1;
+        }
+        self.end = end;
+        Ok(Some((self.line, &self.buf[..end])))
+    }
+
+    /// The line last returned by [`Lines::next_line`].
+    pub fn current(&self) -> &[u8] {
+        &self.buf[..self.end]
+    }
+}
+
+/// Whitespace-separated tokens of one line, with parsing helpers whose errors say what was
+/// expected. Errors are plain messages; the caller adds file and line.
+pub(crate) struct Tokens<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Tokens<'a> {
+    pub fn new(line: &'a [u8]) -> Self {
+        Tokens { rest: line }
+    }
+
+    /// The next token, if any.
+    pub fn next_token(&mut self) -> Option<&'a [u8]> {
+        let start = self.rest.iter().position(|b| !b.is_ascii_whitespace())?;
+        let rest = &self.rest[start..];
+        let len = rest
+            .iter()
+            .position(|b| b.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        self.rest = &rest[len..];
+        Some(&rest[..len])
+    }
+
+    /// Whether only whitespace remains.
+    pub fn is_done(&self) -> bool {
+        self.rest.iter().all(|b| b.is_ascii_whitespace())
+    }
+
+    /// The next token as an unsigned integer; `what` names it in the error.
+    pub fn u64(&mut self, what: &str) -> std::result::Result<u64, String> {
+        match self.next_token() {
+            None => Err(format!("expected {what}, found end of line")),
+            Some(t) => parse_u64(t).ok_or_else(|| {
+                format!("expected {what} (an unsigned integer), found `{}`", show(t))
+            }),
+        }
+    }
+
+    /// The next token as a floating-point number.
+    pub fn f64(&mut self, what: &str) -> std::result::Result<f64, String> {
+        match self.next_token() {
+            None => Err(format!("expected {what}, found end of line")),
+            Some(t) => std::str::from_utf8(t)
+                .ok()
+                .and_then(|s| s.parse::<f64>().ok())
+                .ok_or_else(|| format!("expected {what} (a number), found `{}`", show(t))),
+        }
+    }
+
+    /// Fails if anything but whitespace remains.
+    pub fn end(&mut self, after: &str) -> std::result::Result<(), String> {
+        match self.next_token() {
+            None => Ok(()),
+            Some(t) => Err(format!(
+                "expected end of line after {after}, found `{}`",
+                show(t)
+            )),
+        }
+    }
+}
+
+/// Parses a decimal unsigned integer (an optional leading `+` allowed), without overflow.
+pub(crate) fn parse_u64(t: &[u8]) -> Option<u64> {
+    let digits = t.strip_prefix(b"+").unwrap_or(t);
+    if digits.is_empty() || digits.len() > 20 {
+        return None;
+    }
+    let mut x: u64 = 0;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        x = x.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    Some(x)
+}
+
+/// A token for an error message: lossy UTF-8, shortened.
+pub(crate) fn show(t: &[u8]) -> String {
+    let s = String::from_utf8_lossy(t);
+    if s.chars().count() > 40 {
+        format!("{}...", s.chars().take(40).collect::<String>())
+    } else {
+        s.into_owned()
+    }
+}
+
+/// Converts a 1-based id read from a file to a 0-based node, checking `1 <= id <= n`.
+pub(crate) fn one_based(id: u64, n: u32, what: &str) -> std::result::Result<u32, String> {
+    if id == 0 || id > u64::from(n) {
+        Err(format!(
+            "{what} {id} is out of range: ids are 1-based, expected 1..={n}"
+        ))
+    } else {
+        Ok((id - 1) as u32)
+    }
+}
+
+/// Checks a node count from a header fits the `u32` ids irglc uses.
+pub(crate) fn node_count(n: u64) -> std::result::Result<u32, String> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&n| n < u32::MAX)
+        .ok_or_else(|| format!("{n} nodes is too many: irglc supports at most 4294967294"))
+}
+
+/// Reserves at most this many elements up front from a count found in a header, so that a
+/// corrupt header cannot make us allocate terabytes before the data proves it.
+pub(crate) const RESERVE_CAP: u64 = 1 << 26;
+
+pub(crate) fn capped(n: u64) -> usize {
+    n.min(RESERVE_CAP) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_u64_rejects_junk_and_overflow() {
+        assert_eq!(parse_u64(b"0"), Some(0));
+        assert_eq!(parse_u64(b"+17"), Some(17));
+        assert_eq!(parse_u64(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_u64(b"18446744073709551616"), None);
+        assert_eq!(parse_u64(b"-1"), None);
+        assert_eq!(parse_u64(b"1x"), None);
+        assert_eq!(parse_u64(b""), None);
+    }
+
+    #[test]
+    fn tokens_split_on_any_whitespace() {
+        let mut t = Tokens::new(b"  a\tbb  c ");
+        assert_eq!(t.next_token(), Some(&b"a"[..]));
+        assert_eq!(t.next_token(), Some(&b"bb"[..]));
+        assert_eq!(t.next_token(), Some(&b"c"[..]));
+        assert!(t.is_done());
+        assert_eq!(t.next_token(), None);
+    }
+
+    #[test]
+    fn lines_strip_crlf_and_count() {
+        let mut l = Lines::new(&b"a\r\n\nb"[..], "x");
+        assert_eq!(l.next_line().unwrap(), Some((1, &b"a"[..])));
+        assert_eq!(l.next_line().unwrap(), Some((2, &b""[..])));
+        assert_eq!(l.next_line().unwrap(), Some((3, &b"b"[..])));
+        assert_eq!(l.line, 3);
+        assert_eq!(l.next_line().unwrap(), None);
+    }
+}

@@ -1,0 +1,318 @@
+//! Seeded graph generators. The same parameters and seed always give the same graph, whatever
+//! the number of threads.
+//!
+//! - [`rmat`]: RMAT/Kronecker graphs with Graph500 parameters (A = 0.57, B = C = 0.19,
+//!   D = 0.05), `edge_factor * 2^scale` directed edges, node labels scrambled by a seeded
+//!   permutation as Graph500 does (the reference generator's per-level noise is not applied).
+//!   Duplicates and self-loops are kept, as generated; `convert`-style options remove them.
+//! - [`uniform`]: `m` directed edges with endpoints drawn uniformly (with replacement).
+//! - [`grid`]: a `rows x cols` 4-neighbour grid, both directions of every edge.
+//! - [`mesh`]: uniform random points in the unit square and their Delaunay triangulation.
+
+use std::io::{self, Write};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::csr::{Csr, EdgeList};
+use crate::error::{GraphError, Result};
+use crate::progress::{Progress, Unit};
+
+/// RMAT quadrant probabilities.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RmatParams {
+    pub a: f64,
+    pub b: f64,
+    pub c: f64,
+}
+
+impl Default for RmatParams {
+    /// The Graph500 parameters.
+    fn default() -> Self {
+        RmatParams {
+            a: 0.57,
+            b: 0.19,
+            c: 0.19,
+        }
+    }
+}
+
+/// A chunk of RMAT edges to generate: its index (the ChaCha stream) and its sources and targets.
+type Chunk<'a> = (usize, (&'a mut [u32], &'a mut [u32]));
+
+/// Edges per independently seeded chunk of RMAT generation.
+const CHUNK: usize = 1 << 18;
+
+/// An RMAT graph with `2^scale` nodes and `edge_factor * 2^scale` directed edges.
+pub fn rmat(
+    scale: u32,
+    edge_factor: u32,
+    params: RmatParams,
+    seed: u64,
+    progress: &dyn Progress,
+) -> Result<EdgeList> {
+    if !(1..=31).contains(&scale) {
+        return Err(GraphError::Invalid(format!(
+            "RMAT scale {scale} is out of range: expected 1..=31 (2^scale nodes, u32 ids)"
+        )));
+    }
+    let RmatParams { a, b, c } = params;
+    if [a, b, c].iter().any(|&p| !(0.0..=1.0).contains(&p)) || a + b + c > 1.0 {
+        return Err(GraphError::Invalid(format!(
+            "RMAT probabilities a = {a}, b = {b}, c = {c} must be in [0, 1] with a + b + c <= 1"
+        )));
+    }
+    let n = 1u64 << scale;
+    let m = n
+        .checked_mul(u64::from(edge_factor))
+        .filter(|&m| m <= 1 << 36)
+        .ok_or_else(|| GraphError::Invalid("too many RMAT edges".into()))?;
+    let m = m as usize;
+    // Thresholds on 16-bit random numbers: quadrant 0 (a), 1 (b), 2 (c), 3 (d).
+    let t = |p: f64| (p * 65536.0).round() as u32;
+    let thresholds = [t(a), t(a + b), t(a + b + c)];
+    let mut src = vec![0u32; m];
+    let mut dst = vec![0u32; m];
+    progress.start("generating RMAT edges", Some(m as u64), Unit::Items);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |p| p.get())
+        .min(16);
+    let chunks: Vec<Chunk> = src
+        .chunks_mut(CHUNK)
+        .zip(dst.chunks_mut(CHUNK))
+        .enumerate()
+        .collect();
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let mut per_thread: Vec<Vec<Chunk>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        per_thread[i % threads].push(chunk);
+    }
+    std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for work in per_thread {
+            let done = &done;
+            handles.push(s.spawn(move || {
+                for (index, (us, vs)) in work {
+                    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                    rng.set_stream(index as u64);
+                    for (u, v) in us.iter_mut().zip(vs.iter_mut()) {
+                        (*u, *v) = rmat_edge(&mut rng, scale, &thresholds);
+                    }
+                    done.fetch_add(us.len() as u64, std::sync::atomic::Ordering::Relaxed);
+                }
+            }));
+        }
+        // Report from this thread while the workers run.
+        while handles.iter().any(|h| !h.is_finished()) {
+            progress.set(done.load(std::sync::atomic::Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    progress.finish();
+    // Scramble labels with a seeded permutation.
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_5CA1_AB1E);
+    let mut perm: Vec<u32> = (0..n as u32).collect();
+    for i in (1..perm.len()).rev() {
+        let j = below(&mut rng, i as u64 + 1) as usize;
+        perm.swap(i, j);
+    }
+    for x in src.iter_mut().chain(dst.iter_mut()) {
+        *x = perm[*x as usize];
+    }
+    Ok(EdgeList {
+        n: n as u32,
+        src,
+        dst,
+        weights: None,
+    })
+}
+
+fn rmat_edge(rng: &mut ChaCha8Rng, scale: u32, thresholds: &[u32; 3]) -> (u32, u32) {
+    let (mut u, mut v) = (0u32, 0u32);
+    let mut bits = 0u64;
+    let mut left = 0;
+    for level in 0..scale {
+        if left == 0 {
+            bits = rng.next_u64();
+            left = 4;
+        }
+        let r = (bits & 0xFFFF) as u32;
+        bits >>= 16;
+        left -= 1;
+        let q = thresholds.iter().filter(|&&t| r >= t).count() as u32;
+        let bit = 1 << (scale - 1 - level);
+        if q & 2 != 0 {
+            u |= bit;
+        }
+        if q & 1 != 0 {
+            v |= bit;
+        }
+    }
+    (u, v)
+}
+
+/// A uniform integer in `0..bound` (multiply-high; the bias is below 2^-32 for `u32` bounds).
+fn below(rng: &mut ChaCha8Rng, bound: u64) -> u64 {
+    ((u128::from(rng.next_u64()) * u128::from(bound)) >> 64) as u64
+}
+
+/// `m` directed edges between `n` nodes, endpoints uniform with replacement.
+pub fn uniform(n: u32, m: u64, seed: u64) -> Result<EdgeList> {
+    if n == 0 && m > 0 {
+        return Err(GraphError::Invalid(
+            "cannot place edges in a graph without nodes".into(),
+        ));
+    }
+    if n == u32::MAX {
+        return Err(GraphError::Invalid("too many nodes".into()));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut list = EdgeList::new(n, false);
+    list.src.reserve(m as usize);
+    list.dst.reserve(m as usize);
+    for _ in 0..m {
+        let u = below(&mut rng, u64::from(n)) as u32;
+        let v = below(&mut rng, u64::from(n)) as u32;
+        list.push(u, v, 0);
+    }
+    Ok(list)
+}
+
+/// A `rows x cols` grid; node `r * cols + c`; edges to the 4 neighbours, both directions.
+pub fn grid(rows: u32, cols: u32) -> Result<EdgeList> {
+    let n = u64::from(rows) * u64::from(cols);
+    if n >= u64::from(u32::MAX) {
+        return Err(GraphError::Invalid(format!(
+            "a {rows} x {cols} grid has {n} nodes, more than u32 ids allow"
+        )));
+    }
+    let mut list = EdgeList::new(n as u32, false);
+    for r in 0..rows {
+        for c in 0..cols {
+            let v = r * cols + c;
+            if c + 1 < cols {
+                list.push(v, v + 1, 0);
+                list.push(v + 1, v, 0);
+            }
+            if r + 1 < rows {
+                list.push(v, v + cols, 0);
+                list.push(v + cols, v, 0);
+            }
+        }
+    }
+    Ok(list)
+}
+
+/// Points in the plane and their triangulation (counter-clockwise triangles of point indices).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mesh {
+    pub points: Vec<[f64; 2]>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// `n` uniform random points in the unit square and their Delaunay triangulation (by the
+/// `delaunator` crate).
+pub fn mesh(n: u32, seed: u64) -> Result<Mesh> {
+    if n < 3 {
+        return Err(GraphError::Invalid(format!(
+            "a mesh needs at least 3 points, got {n}"
+        )));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let unit = |rng: &mut ChaCha8Rng| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    let points: Vec<[f64; 2]> = (0..n).map(|_| [unit(&mut rng), unit(&mut rng)]).collect();
+    let pts: Vec<delaunator::Point> = points
+        .iter()
+        .map(|p| delaunator::Point { x: p[0], y: p[1] })
+        .collect();
+    let t = delaunator::triangulate(&pts);
+    let triangles = t
+        .triangles
+        .chunks_exact(3)
+        .map(|c| [c[0] as u32, c[1] as u32, c[2] as u32])
+        .collect();
+    Ok(Mesh { points, triangles })
+}
+
+impl Mesh {
+    /// The mesh's edges as a symmetric graph on its points.
+    pub fn edge_graph(&self) -> Csr {
+        let mut list = EdgeList::new(self.points.len() as u32, false);
+        for t in &self.triangles {
+            for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+                list.push(a, b, 0);
+                list.push(b, a, 0);
+            }
+        }
+        let mut g = Csr::from_edge_list(list);
+        crate::transform::dedup_sorted(&mut g);
+        g
+    }
+
+    /// Writes the points in Triangle's `.node` format (1-based).
+    pub fn write_node<W: Write>(&self, mut out: W) -> io::Result<()> {
+        writeln!(out, "{} 2 0 0", self.points.len())?;
+        for (i, p) in self.points.iter().enumerate() {
+            writeln!(out, "{} {:.17} {:.17}", i + 1, p[0], p[1])?;
+        }
+        out.flush()
+    }
+
+    /// Writes the triangles in Triangle's `.ele` format (1-based).
+    pub fn write_ele<W: Write>(&self, mut out: W) -> io::Result<()> {
+        writeln!(out, "{} 3 0", self.triangles.len())?;
+        for (i, t) in self.triangles.iter().enumerate() {
+            writeln!(out, "{} {} {} {}", i + 1, t[0] + 1, t[1] + 1, t[2] + 1)?;
+        }
+        out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoProgress;
+
+    #[test]
+    fn rmat_is_deterministic_and_skewed() {
+        let a = rmat(10, 8, RmatParams::default(), 1, &NoProgress).unwrap();
+        let b = rmat(10, 8, RmatParams::default(), 1, &NoProgress).unwrap();
+        let c = rmat(10, 8, RmatParams::default(), 2, &NoProgress).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a.len(), 8 << 10);
+        let g = Csr::from_edge_list(a);
+        let max = (0..g.n).map(|v| g.degree(v)).max().unwrap();
+        assert!(max > 8 * 8, "RMAT should be skewed, max degree {max}");
+    }
+
+    #[test]
+    fn grid_has_expected_edges() {
+        let g = Csr::from_edge_list(grid(3, 4).unwrap());
+        assert_eq!(g.n, 12);
+        assert_eq!(g.num_edges(), 2 * (3 * 3 + 2 * 4));
+        assert!(g.is_symmetric());
+        assert_eq!(g.neighbours(5), &[1, 4, 6, 9]);
+    }
+
+    #[test]
+    fn uniform_is_deterministic() {
+        assert_eq!(
+            uniform(100, 1000, 3).unwrap(),
+            uniform(100, 1000, 3).unwrap()
+        );
+    }
+
+    #[test]
+    fn mesh_satisfies_euler() {
+        let m = mesh(200, 5).unwrap();
+        let g = m.edge_graph();
+        // Planar triangulation: E = 3V - 3 - h, T = 2V - 2 - h for h hull points.
+        let e = g.num_edges() / 2;
+        let t = m.triangles.len() as u64;
+        let v = u64::from(g.n);
+        assert_eq!(v + t + 1, e + 2, "Euler: V - E + F = 2 with F = T + 1");
+        assert!(g.is_symmetric());
+        assert_eq!(m, mesh(200, 5).unwrap());
+    }
+}

@@ -1,0 +1,126 @@
+//! Connected components of the graph taken as undirected.
+//!
+//! [`components_union_find`] uses petgraph's `UnionFind` over all edges (no copy of the graph);
+//! [`components_bfs`] labels by breadth-first search over both edge directions. Both return,
+//! for every node, the smallest node id of its component, so equal partitions give equal vectors.
+//! Outputs of GPU programs are compared as partitions with [`same_partition`].
+
+use std::collections::VecDeque;
+
+use petgraph::unionfind::UnionFind;
+
+use crate::csr::Csr;
+
+/// Component labels (smallest node id in the component) by union-find.
+pub fn components_union_find(g: &Csr) -> Vec<u32> {
+    let mut uf = UnionFind::<u32>::new(g.n as usize);
+    for u in 0..g.n {
+        for &v in g.neighbours(u) {
+            uf.union(u, v);
+        }
+    }
+    canonical(&uf.into_labeling())
+}
+
+/// Component labels (smallest node id in the component) by BFS over the undirected view.
+pub fn components_bfs(g: &Csr) -> Vec<u32> {
+    let u = g.undirected_simple();
+    let mut label = vec![u32::MAX; u.n as usize];
+    let mut queue = VecDeque::new();
+    for s in 0..u.n {
+        if label[s as usize] != u32::MAX {
+            continue;
+        }
+        label[s as usize] = s;
+        queue.push_back(s);
+        while let Some(x) = queue.pop_front() {
+            for &y in u.neighbours(x) {
+                if label[y as usize] == u32::MAX {
+                    label[y as usize] = s;
+                    queue.push_back(y);
+                }
+            }
+        }
+    }
+    label
+}
+
+/// Relabels any labelling so that each class is named by its smallest member.
+pub fn canonical(labels: &[u32]) -> Vec<u32> {
+    let mut first: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    labels
+        .iter()
+        .enumerate()
+        .map(|(v, &l)| *first.entry(l).or_insert(v as u32))
+        .collect()
+}
+
+/// Number of components in a labelling.
+pub fn count(labels: &[u32]) -> u64 {
+    canonical(labels)
+        .iter()
+        .enumerate()
+        .filter(|&(v, &l)| v as u32 == l)
+        .count() as u64
+}
+
+/// A node where two labellings disagree as partitions: `node` is grouped with `other` in one
+/// labelling but not in the other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionMismatch {
+    pub node: u32,
+    /// The representative (smallest member) of `node`'s class in the expected labelling.
+    pub expected_with: u32,
+    /// The representative of `node`'s class in the given labelling.
+    pub got_with: u32,
+}
+
+/// Nodes at which `got` differs from `expected` as a partition (empty when they are the same).
+pub fn same_partition(expected: &[u32], got: &[u32]) -> Vec<PartitionMismatch> {
+    let e = canonical(expected);
+    let g = canonical(got);
+    e.iter()
+        .zip(&g)
+        .enumerate()
+        .filter(|&(_, (a, b))| a != b)
+        .map(|(v, (&a, &b))| PartitionMismatch {
+            node: v as u32,
+            expected_with: a,
+            got_with: b,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::EdgeList;
+
+    #[test]
+    fn components_ignore_direction_and_agree() {
+        // {0, 1, 2} via 0 -> 1 and 2 -> 1; {3}; {4, 5} via a self-loop and 5 -> 4.
+        let mut l = EdgeList::new(6, false);
+        for (u, v) in [(0, 1), (2, 1), (4, 4), (5, 4)] {
+            l.push(u, v, 0);
+        }
+        let g = Csr::from_edge_list(l);
+        let want = vec![0, 0, 0, 3, 4, 4];
+        assert_eq!(components_union_find(&g), want);
+        assert_eq!(components_bfs(&g), want);
+        assert_eq!(count(&want), 3);
+    }
+
+    #[test]
+    fn partitions_compare_independently_of_labels() {
+        assert!(same_partition(&[0, 0, 2], &[7, 7, 1]).is_empty());
+        let m = same_partition(&[0, 0, 2], &[7, 1, 1]);
+        assert_eq!(
+            m[0],
+            PartitionMismatch {
+                node: 1,
+                expected_with: 0,
+                got_with: 1
+            }
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! Facts about a graph for `irglc graph info`: counts, degree statistics, symmetry, components
+//! and an estimated diameter.
+//!
+//! The diameter estimate is a lower bound: BFS sweeps on the graph taken as undirected, starting
+//! from a seeded random non-isolated node and restarting from the farthest node found, keeping
+//! the largest eccentricity seen (exact on trees and grids, usually close on road networks).
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::INF_U32;
+use crate::csr::Csr;
+use crate::reference::{bfs, cc};
+
+/// Number of BFS sweeps of the diameter estimate.
+pub const DIAMETER_SWEEPS: u32 = 4;
+
+/// Facts about a graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphStats {
+    pub nodes: u32,
+    /// Edges (arcs) as stored.
+    pub edges: u64,
+    /// Distinct unordered pairs `{u, v}`, `u != v`, joined by an edge in either direction.
+    pub undirected_edges: u64,
+    pub self_loops: u64,
+    /// Edges that repeat an earlier edge with the same source and destination.
+    pub duplicate_edges: u64,
+    /// Whether every edge has its reverse.
+    pub symmetric: bool,
+    /// Whether each node's neighbours are sorted by destination.
+    pub sorted: bool,
+    pub weighted: bool,
+    /// Smallest and largest weight, if weighted and non-empty.
+    pub weight_range: Option<(u32, u32)>,
+    pub degree_min: u64,
+    pub degree_max: u64,
+    pub degree_mean: f64,
+    pub degree_median: f64,
+    pub isolated_nodes: u64,
+    /// Connected components of the undirected view.
+    pub components: u64,
+    /// Estimated diameter of the undirected view (a lower bound), in hops.
+    pub diameter_estimate: u32,
+    /// Bytes of the CSR arrays.
+    pub memory_bytes: u64,
+}
+
+/// Computes [`GraphStats`]; `seed` picks the diameter sweeps' start.
+pub fn describe(g: &Csr, seed: u64) -> GraphStats {
+    let sorted = g.is_sorted();
+    let owned;
+    let s: &Csr = if sorted {
+        g
+    } else {
+        let mut c = g.clone();
+        c.sort_neighbours();
+        owned = c;
+        &owned
+    };
+    let mut duplicate_edges = 0u64;
+    let mut undirected_edges = 0u64;
+    for u in 0..s.n {
+        let nb = s.neighbours(u);
+        for (i, &v) in nb.iter().enumerate() {
+            if i > 0 && nb[i - 1] == v {
+                duplicate_edges += 1;
+                continue;
+            }
+            if u < v || (u > v && !s.has_edge(v, u)) {
+                undirected_edges += 1;
+            }
+        }
+    }
+    let mut degrees: Vec<u64> = (0..g.n).map(|v| g.degree(v)).collect();
+    degrees.sort_unstable();
+    let median = match degrees.len() {
+        0 => 0.0,
+        k if k % 2 == 1 => degrees[k / 2] as f64,
+        k => (degrees[k / 2 - 1] + degrees[k / 2]) as f64 / 2.0,
+    };
+    let weight_range = g
+        .weights
+        .as_ref()
+        .and_then(|w| Some((*w.iter().min()?, *w.iter().max()?)));
+    let undirected = s.undirected_simple();
+    let components = cc::count(&cc::components_union_find(&undirected));
+    GraphStats {
+        nodes: g.n,
+        edges: g.num_edges(),
+        undirected_edges,
+        self_loops: g.self_loops(),
+        duplicate_edges,
+        symmetric: s.is_symmetric(),
+        sorted,
+        weighted: g.weights.is_some(),
+        weight_range,
+        degree_min: degrees.first().copied().unwrap_or(0),
+        degree_max: degrees.last().copied().unwrap_or(0),
+        degree_mean: if g.n == 0 {
+            0.0
+        } else {
+            g.num_edges() as f64 / f64::from(g.n)
+        },
+        degree_median: median,
+        isolated_nodes: (0..undirected.n)
+            .filter(|&v| undirected.degree(v) == 0)
+            .count() as u64,
+        components,
+        diameter_estimate: estimate_diameter(&undirected, seed),
+        memory_bytes: g.memory_bytes(),
+    }
+}
+
+/// Lower bound on the diameter of a symmetric graph by repeated BFS sweeps, starting from a
+/// seeded random node of the largest component.
+pub fn estimate_diameter(u: &Csr, seed: u64) -> u32 {
+    let labels = cc::components_union_find(u);
+    let mut size = vec![0u32; u.n as usize];
+    for &l in &labels {
+        size[l as usize] += 1;
+    }
+    let Some(largest) = (0..u.n).max_by_key(|&l| (size[l as usize], std::cmp::Reverse(l))) else {
+        return 0;
+    };
+    let candidates: Vec<u32> = (0..u.n)
+        .filter(|&v| labels[v as usize] == largest)
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let pick = ((u128::from(rng.next_u64()) * candidates.len() as u128) >> 64) as usize;
+    let mut start = candidates[pick];
+    let mut best = 0;
+    for _ in 0..DIAMETER_SWEEPS {
+        let levels = bfs::bfs_levels(u, start);
+        let (far, ecc) = levels
+            .iter()
+            .enumerate()
+            .filter(|&(_, &l)| l != INF_U32)
+            .max_by_key(|&(_, &l)| l)
+            .map_or((start, 0), |(v, &l)| (v as u32, l));
+        best = best.max(ecc);
+        start = far;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::EdgeList;
+    use crate::generate::grid;
+
+    #[test]
+    fn grid_facts() {
+        let g = Csr::from_edge_list(grid(5, 7).unwrap());
+        let s = describe(&g, 1);
+        assert_eq!((s.nodes, s.edges, s.undirected_edges), (35, 116, 58));
+        assert!(s.symmetric && s.sorted);
+        assert_eq!((s.degree_min, s.degree_max, s.components), (2, 4, 1));
+        assert_eq!(s.diameter_estimate, 4 + 6);
+    }
+
+    #[test]
+    fn counts_duplicates_loops_and_one_way_pairs() {
+        let mut l = EdgeList::new(4, false);
+        for (u, v) in [(0, 1), (0, 1), (1, 0), (2, 2), (3, 2)] {
+            l.push(u, v, 0);
+        }
+        let s = describe(&Csr::from_edge_list(l), 0);
+        assert_eq!(
+            (s.undirected_edges, s.duplicate_edges, s.self_loops),
+            (2, 1, 1)
+        );
+        assert!(!s.symmetric);
+        assert_eq!(s.components, 2);
+        assert_eq!(s.degree_median, 1.0);
+    }
+
+    #[test]
+    fn diameter_sweeps_start_in_the_largest_component() {
+        // A path of 6 nodes and many isolated pairs.
+        let mut l = EdgeList::new(40, false);
+        for i in 0..5 {
+            l.push(i, i + 1, 0);
+            l.push(i + 1, i, 0);
+        }
+        for i in (6..40).step_by(2) {
+            l.push(i, i + 1, 0);
+            l.push(i + 1, i, 0);
+        }
+        let g = Csr::from_edge_list(l);
+        for seed in 0..10 {
+            assert_eq!(estimate_diameter(&g, seed), 5);
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! Comparing a program's output file with the CPU reference.
+//!
+//! | program | reads | check |
+//! |---|---|---|
+//! | `bfs` | node `level`, param `src` | exact equality per node |
+//! | `sssp` | node `dist`, param `src` | exact equality per node (Dijkstra on the edge data) |
+//! | `cc` | node `comp` | same partition as union-find components of the undirected view |
+//! | `pr` | node `rank`, params `alpha`, `tol`, `max_iter` | `|gpu(v) - ref(v)| <= 10 tol / (1 - alpha) + 1e-4 ref(v)` |
+//! | `tc` | scalar `triangles` | equality |
+//! | `mis` | node `in_mis` | independence and maximality on the undirected view |
+//! | `mst` | scalar `mst_weight`, edge `in_mst` | marked edges: no self-loop, no cycle, N - #components edges, weight = reference = scalar |
+//!
+//! Problems with the file itself (a missing array, a wrong node count) are errors; answers that
+//! differ from the reference give a [`Verdict`] that is not ok.
+
+use std::fmt;
+
+use crate::INF_U32;
+use crate::csr::Csr;
+use crate::error::{GraphError, Result};
+use crate::output::{Array, OutputFile, Value, ValueType, Values};
+use crate::reference::{bfs, cc, mis, msf, pagerank, sssp, tc};
+
+/// How many mismatches a verdict lists.
+pub const SHOWN_MISMATCHES: usize = 10;
+
+/// Relative part of the PageRank tolerance, for `f32` summation rounding.
+pub const PR_RELATIVE_TOLERANCE: f64 = 1e-4;
+
+/// The program families `verify` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Program {
+    Bfs,
+    Sssp,
+    Cc,
+    Pr,
+    Tc,
+    Mis,
+    Mst,
+}
+
+impl Program {
+    pub const ALL: [Program; 7] = [
+        Program::Bfs,
+        Program::Sssp,
+        Program::Cc,
+        Program::Pr,
+        Program::Tc,
+        Program::Mis,
+        Program::Mst,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Program::Bfs => "bfs",
+            Program::Sssp => "sssp",
+            Program::Cc => "cc",
+            Program::Pr => "pr",
+            Program::Tc => "tc",
+            Program::Mis => "mis",
+            Program::Mst => "mst",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Program> {
+        Program::ALL.into_iter().find(|p| p.name() == s)
+    }
+}
+
+/// The outcome of a comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    pub program: Program,
+    /// Whether the answer is accepted.
+    pub ok: bool,
+    /// What was compared, counts, tolerances.
+    pub summary: Vec<String>,
+    /// The first [`SHOWN_MISMATCHES`] mismatches, as `node 17: expected 3, got 4`.
+    pub mismatches: Vec<String>,
+    /// Total number of mismatches.
+    pub mismatch_count: u64,
+}
+
+impl Verdict {
+    fn new(program: Program) -> Self {
+        Verdict {
+            program,
+            ok: true,
+            summary: Vec::new(),
+            mismatches: Vec::new(),
+            mismatch_count: 0,
+        }
+    }
+
+    fn mismatch(&mut self, line: impl FnOnce() -> String) {
+        self.ok = false;
+        if self.mismatches.len() < SHOWN_MISMATCHES {
+            self.mismatches.push(line());
+        }
+        self.mismatch_count += 1;
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let word = if self.ok { "match" } else { "MISMATCH" };
+        writeln!(f, "{}: {word}", self.program.name())?;
+        for s in &self.summary {
+            writeln!(f, "  {s}")?;
+        }
+        if !self.mismatches.is_empty() {
+            writeln!(
+                f,
+                "  first {} of {} mismatches:",
+                self.mismatches.len(),
+                self.mismatch_count
+            )?;
+            for m in &self.mismatches {
+                writeln!(f, "    {m}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Compares `out` with the reference for `program` on `g`.
+pub fn verify(program: Program, g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    if out.nodes != u64::from(g.n) || out.edges != g.num_edges() {
+        return Err(GraphError::file(
+            &out.path,
+            format!(
+                "the output is for a graph with {} nodes and {} edges, but the graph has {} nodes and {} edges (verify against the same .gr the program read)",
+                out.nodes,
+                out.edges,
+                g.n,
+                g.num_edges()
+            ),
+        ));
+    }
+    match program {
+        Program::Bfs => verify_bfs(g, out),
+        Program::Sssp => verify_sssp(g, out),
+        Program::Cc => verify_cc(g, out),
+        Program::Pr => verify_pr(g, out),
+        Program::Tc => verify_tc(g, out),
+        Program::Mis => verify_mis(g, out),
+        Program::Mst => verify_mst(g, out),
+    }
+}
+
+fn missing(out: &OutputFile, what: &str, program: Program) -> GraphError {
+    GraphError::file(
+        &out.path,
+        format!(
+            "expected {what}, which `{}` programs output (see docs/output-format.md)",
+            program.name()
+        ),
+    )
+}
+
+fn node_array<'a>(out: &'a OutputFile, name: &str, program: Program) -> Result<&'a Array> {
+    out.node_array(name)
+        .ok_or_else(|| missing(out, &format!("a node array `{name}`"), program))
+}
+
+fn unsigned<'a>(out: &OutputFile, a: &'a Array, program: Program) -> Result<&'a [u64]> {
+    match &a.values {
+        Values::Unsigned(v) => Ok(v),
+        _ => Err(GraphError::line(
+            &out.path,
+            a.line,
+            format!(
+                "`{}` has type {}, expected an unsigned integer type for `{}`",
+                a.name,
+                a.ty.name(),
+                program.name()
+            ),
+        )),
+    }
+}
+
+fn param<T: std::str::FromStr>(
+    out: &OutputFile,
+    name: &str,
+    program: Program,
+    what: &str,
+) -> Result<T> {
+    let (value, line) = out
+        .param(name)
+        .ok_or_else(|| missing(out, &format!("a `param {name}` line"), program))?;
+    value.parse().map_err(|_| {
+        GraphError::line(
+            &out.path,
+            line,
+            format!("param `{name}` is `{value}`, expected {what}"),
+        )
+    })
+}
+
+fn source(g: &Csr, out: &OutputFile, program: Program) -> Result<u32> {
+    let src: u64 = param(out, "src", program, "a node id")?;
+    if src >= u64::from(g.n) {
+        let line = out.param("src").map_or(0, |p| p.1);
+        return Err(GraphError::line(
+            &out.path,
+            line,
+            format!("param `src` is {src}, but the graph has {} nodes", g.n),
+        ));
+    }
+    Ok(src as u32)
+}
+
+fn show_u32(x: u64) -> String {
+    if x == u64::from(INF_U32) {
+        format!("{x} (INF)")
+    } else {
+        x.to_string()
+    }
+}
+
+fn compare_exact(v: &mut Verdict, expected: impl Iterator<Item = u64>, got: &[u64]) {
+    for (i, (e, &g)) in expected.zip(got).enumerate() {
+        if e != g {
+            v.mismatch(|| format!("node {i}: expected {}, got {}", show_u32(e), show_u32(g)));
+        }
+    }
+}
+
+fn verify_bfs(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Bfs;
+    let src = source(g, out, p)?;
+    let got = unsigned(out, node_array(out, "level", p)?, p)?;
+    let levels = bfs::bfs_levels(g, src);
+    let mut v = Verdict::new(p);
+    compare_exact(&mut v, levels.iter().map(|&x| u64::from(x)), got);
+    let reached = levels.iter().filter(|&&x| x != INF_U32).count();
+    v.summary.push(format!(
+        "compared the levels of {} nodes from src = {src} ({reached} reachable, max level {}): {} differ",
+        g.n,
+        levels.iter().filter(|&&x| x != INF_U32).max().unwrap_or(&0),
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_sssp(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Sssp;
+    let src = source(g, out, p)?;
+    let got = unsigned(out, node_array(out, "dist", p)?, p)?;
+    let dist = sssp::dijkstra(g, src).ok_or_else(|| {
+        GraphError::Invalid(
+            "sssp needs edge weights, but the graph has none (convert it with --weights SEED)"
+                .into(),
+        )
+    })?;
+    let mut v = Verdict::new(p);
+    let as_u32 = |d: u64| {
+        if d == sssp::UNREACHABLE {
+            u64::from(INF_U32)
+        } else {
+            d
+        }
+    };
+    compare_exact(&mut v, dist.iter().map(|&d| as_u32(d)), got);
+    if let Some(big) = dist
+        .iter()
+        .find(|&&d| d != sssp::UNREACHABLE && d >= u64::from(INF_U32))
+    {
+        v.summary.push(format!(
+            "note: some distances (e.g. {big}) do not fit u32; a u32 program cannot be right here"
+        ));
+    }
+    v.summary.push(format!(
+        "compared the distances of {} nodes from src = {src}: {} differ",
+        g.n, v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_cc(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Cc;
+    let got = unsigned(out, node_array(out, "comp", p)?, p)?;
+    let got32: Vec<u32> = got.iter().map(|&x| x as u32).collect();
+    let expected = cc::components_union_find(g);
+    let mut v = Verdict::new(p);
+    for m in cc::same_partition(&expected, &got32) {
+        v.mismatch(|| {
+            format!(
+                "node {}: expected in the component of node {}, got grouped with node {} (label {})",
+                m.node, m.expected_with, m.got_with, got[m.node as usize]
+            )
+        });
+    }
+    v.summary.push(format!(
+        "compared as partitions of {} nodes: expected {} components, got {}; {} nodes misplaced",
+        g.n,
+        cc::count(&expected),
+        cc::count(&got32),
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_pr(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Pr;
+    let alpha: f64 = param(out, "alpha", p, "a number in [0, 1)")?;
+    let tol: f64 = param(out, "tol", p, "a non-negative number")?;
+    let max_iter: u64 = param(out, "max_iter", p, "a non-negative integer")?;
+    if !(0.0..1.0).contains(&alpha) || tol.is_nan() || tol < 0.0 {
+        return Err(GraphError::file(
+            &out.path,
+            format!("params alpha = {alpha} and tol = {tol}: expected 0 <= alpha < 1 and tol >= 0"),
+        ));
+    }
+    let a = node_array(out, "rank", p)?;
+    let Values::Float(got) = &a.values else {
+        return Err(GraphError::line(
+            &out.path,
+            a.line,
+            format!("`rank` has type {}, expected f32 or f64", a.ty.name()),
+        ));
+    };
+    let r = pagerank::pagerank(
+        g,
+        pagerank::PageRankParams {
+            alpha,
+            tol,
+            max_iter,
+        },
+    );
+    let abs = 10.0 * tol / (1.0 - alpha);
+    let mut v = Verdict::new(p);
+    let mut worst = (0.0f64, 0usize);
+    for (i, (&e, &x)) in r.rank.iter().zip(got).enumerate() {
+        let diff = (x - e).abs();
+        if diff > worst.0 || diff.is_nan() {
+            worst = (if diff.is_nan() { f64::INFINITY } else { diff }, i);
+        }
+        let within = diff <= abs + PR_RELATIVE_TOLERANCE * e;
+        if !within {
+            v.mismatch(|| {
+                format!("node {i}: expected {e:.9e}, got {x:.9e} (difference {diff:.3e})")
+            });
+        }
+    }
+    let sum_ref: f64 = r.rank.iter().sum();
+    let sum_got: f64 = got.iter().sum();
+    v.summary.push(format!(
+        "reference: alpha = {alpha}, tol = {tol}, max_iter = {max_iter}, {} iterations (last change {:.3e}), ranks sum to {sum_ref:.9}",
+        r.iterations, r.last_change
+    ));
+    v.summary.push(format!(
+        "tolerance per node: {abs:.3e} + {PR_RELATIVE_TOLERANCE:e} * ref(v); largest difference {:.3e} at node {}; the program's ranks sum to {sum_got:.9}",
+        worst.0, worst.1
+    ));
+    v.summary.push(format!(
+        "{} of {} nodes outside the tolerance",
+        v.mismatch_count, g.n
+    ));
+    Ok(v)
+}
+
+fn scalar_u64(out: &OutputFile, name: &str, program: Program) -> Result<u64> {
+    let s = out
+        .scalar(name)
+        .ok_or_else(|| missing(out, &format!("a `scalar {name}`"), program))?;
+    match s.value {
+        Value::Unsigned(x) => Ok(x),
+        Value::Signed(x) if x >= 0 => Ok(x as u64),
+        _ => Err(GraphError::line(
+            &out.path,
+            s.line,
+            format!(
+                "scalar `{name}` is {} of type {}, expected an unsigned integer",
+                s.value,
+                s.ty.name()
+            ),
+        )),
+    }
+}
+
+fn verify_tc(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Tc;
+    let got = scalar_u64(out, "triangles", p)?;
+    let expected = tc::triangles(g);
+    let mut v = Verdict::new(p);
+    if got != expected {
+        v.mismatch(|| format!("triangles: expected {expected}, got {got}"));
+    }
+    v.summary.push(format!(
+        "triangles of the graph taken as undirected and simple: expected {expected}, got {got}"
+    ));
+    Ok(v)
+}
+
+fn verify_mis(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Mis;
+    let a = node_array(out, "in_mis", p)?;
+    let got = unsigned(out, a, p)?;
+    if a.ty != ValueType::Bool && got.iter().any(|&x| x > 1) {
+        return Err(GraphError::line(
+            &out.path,
+            a.line,
+            "`in_mis` must hold 0 or 1 for every node",
+        ));
+    }
+    let set: Vec<bool> = got.iter().map(|&x| x == 1).collect();
+    let mut v = Verdict::new(p);
+    for problem in mis::check(g, &set) {
+        v.mismatch(|| problem.to_string());
+    }
+    v.summary.push(format!(
+        "checked independence and maximality of a set of {} of {} nodes (graph taken as undirected): {} problems",
+        set.iter().filter(|&&b| b).count(),
+        g.n,
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_mst(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Mst;
+    let reported = scalar_u64(out, "mst_weight", p)?;
+    let a = out
+        .edge_array("in_mst")
+        .ok_or_else(|| missing(out, "an edge array `in_mst`", p))?;
+    let marks = unsigned(out, a, p)?;
+    let marked: Vec<bool> = marks.iter().map(|&x| x != 0).collect();
+    let no_weights = || {
+        GraphError::Invalid(
+            "mst needs edge weights, but the graph has none (convert it with --weights SEED)"
+                .into(),
+        )
+    };
+    let forest = msf::kruskal(g).ok_or_else(no_weights)?;
+    let m = msf::check_marked(g, &marked).ok_or_else(no_weights)?;
+    let mut v = Verdict::new(p);
+    for &e in &m.self_loops {
+        v.mismatch(|| format!("edge {e}: a self-loop is marked in_mst"));
+    }
+    for &(a, b) in &m.cycle_edges {
+        v.mismatch(|| {
+            format!("edge ({a}, {b}): marked, but closes a cycle with other marked edges")
+        });
+    }
+    if m.edges != forest.edges {
+        v.mismatch(|| {
+            format!(
+                "marked edges: expected {} (N - {} components), got {} distinct undirected edges",
+                forest.edges, forest.components, m.edges
+            )
+        });
+    }
+    if m.weight != forest.weight {
+        v.mismatch(|| {
+            format!(
+                "weight of marked edges: expected {}, got {}",
+                forest.weight, m.weight
+            )
+        });
+    }
+    if reported != forest.weight {
+        v.mismatch(|| {
+            format!(
+                "scalar mst_weight: expected {}, got {reported}",
+                forest.weight
+            )
+        });
+    }
+    v.summary.push(format!(
+        "reference forest: weight {}, {} edges, {} components; marked: {} undirected edges of weight {}; reported mst_weight {reported}",
+        forest.weight, forest.edges, forest.components, m.edges, m.weight
+    ));
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::EdgeList;
+    use crate::output::parse;
+
+    fn path3() -> Csr {
+        let mut l = EdgeList::new(3, true);
+        for (u, v, w) in [(0, 1, 2), (1, 0, 2), (1, 2, 5), (2, 1, 5)] {
+            l.push(u, v, w);
+        }
+        Csr::from_edge_list(l)
+    }
+
+    fn file(body: &str) -> OutputFile {
+        let text = format!("irgl-output 1\nprogram t\nnodes 3\nedges 4\n{body}");
+        parse(text.as_bytes(), "t.out").unwrap()
+    }
+
+    #[test]
+    fn bfs_match_and_mismatch() {
+        let g = path3();
+        let ok = verify(
+            Program::Bfs,
+            &g,
+            &file("param src 0\nnode level u32\n0\n1\n2\n"),
+        )
+        .unwrap();
+        assert!(ok.ok, "{ok}");
+        let bad = verify(
+            Program::Bfs,
+            &g,
+            &file("param src 0\nnode level u32\n0\n1\n3\n"),
+        )
+        .unwrap();
+        assert!(!bad.ok);
+        assert_eq!(bad.mismatches, vec!["node 2: expected 2, got 3"]);
+    }
+
+    #[test]
+    fn mst_accepts_one_or_both_directions() {
+        let g = path3();
+        let one = verify(
+            Program::Mst,
+            &g,
+            &file("scalar mst_weight u64 7\nedge in_mst bool\n1\n0\n1\n0\n"),
+        )
+        .unwrap();
+        assert!(one.ok, "{one}");
+        let both = verify(
+            Program::Mst,
+            &g,
+            &file("scalar mst_weight u64 7\nedge in_mst bool\n1\n1\n1\n1\n"),
+        )
+        .unwrap();
+        assert!(both.ok, "{both}");
+        let short = verify(
+            Program::Mst,
+            &g,
+            &file("scalar mst_weight u64 7\nedge in_mst bool\n1\n1\n0\n0\n"),
+        )
+        .unwrap();
+        assert!(!short.ok);
+    }
+
+    #[test]
+    fn wrong_graph_is_an_error() {
+        let g = Csr::empty(2);
+        let e = verify(Program::Tc, &g, &file("scalar triangles u64 0\n")).unwrap_err();
+        assert!(e.to_string().contains("the graph has 2 nodes"), "{e}");
+    }
+}
