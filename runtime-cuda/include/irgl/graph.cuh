@@ -1,0 +1,291 @@
+// irgl/graph.cuh -- Galois .gr (version 1) loader and the device graph view.
+//
+// File layout, little-endian:
+//   offset 0   u64 version (= 1)
+//   offset 8   u64 edge-data size (0: no edge values, 4: u32 edge values)
+//   offset 16  u64 N (nodes)
+//   offset 24  u64 E (edges)
+//   offset 32  u64 out_index[N]  END offset of each node's edges
+//              u32 dst[E]
+//              4 bytes of padding when E is odd
+//              u32 edge_data[E]  when the edge-data size is 4
+// Everything is validated (see read_gr): file size against the header,
+// version, edge-data size, N and E below 2^32, offsets monotone and <= E,
+// last offset == E, every dst < N. With edge-data size 0 and E odd, the
+// padding may also be missing (files written by some tools end after dst).
+//
+// Host:   irgl::HostGraph g = irgl::load_gr(path);   // exits 1 with "error: ..." on a bad file
+//         irgl::DeviceGraph dg(g);                    // uploads; frees on destruction
+//         kernel<<<...>>>(dg.view());
+// Device: Graph::begin(n), end(n), degree(n), dst(e), data(e).
+// Loading and uploading are not part of an algorithm's timing.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "array.cuh"
+#include "check.cuh"
+
+namespace irgl {
+
+/// Device view of a CSR graph. Cheap to copy; does not own memory.
+struct Graph {
+  uint32_t nnodes = 0;
+  uint32_t nedges = 0;
+  const uint32_t* row_start = nullptr;  ///< nnodes + 1 entries; edges of n are [row_start[n], row_start[n+1])
+  const uint32_t* edge_dst = nullptr;   ///< nedges entries
+  const uint32_t* edge_data = nullptr;  ///< nedges entries, or null when the graph has no edge values
+
+  __device__ __forceinline__ uint32_t begin(uint32_t n) const { return row_start[n]; }
+  __device__ __forceinline__ uint32_t end(uint32_t n) const { return row_start[n + 1]; }
+  __device__ __forceinline__ uint32_t degree(uint32_t n) const { return row_start[n + 1] - row_start[n]; }
+  __device__ __forceinline__ uint32_t dst(uint32_t e) const { return edge_dst[e]; }
+  /// Edge value of e. Precondition: edge_data != nullptr.
+  __device__ __forceinline__ uint32_t data(uint32_t e) const { return edge_data[e]; }
+};
+
+/// A graph in host memory (CSR).
+struct HostGraph {
+  uint32_t nnodes = 0;
+  uint32_t nedges = 0;
+  bool has_edge_data = false;       ///< the file's edge-data size was 4
+  std::vector<uint32_t> row_start;  ///< nnodes + 1 entries
+  std::vector<uint32_t> edge_dst;   ///< nedges entries
+  std::vector<uint32_t> edge_data;  ///< nedges entries when has_edge_data, else empty
+};
+
+namespace detail {
+
+inline std::string grfmt(const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+inline std::string grfmt(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+struct FileCloser {
+  std::FILE* f;
+  ~FileCloser() {
+    if (f != nullptr) std::fclose(f);
+  }
+};
+
+inline bool read_exact(std::FILE* f, void* dst, size_t bytes) { return std::fread(dst, 1, bytes, f) == bytes; }
+
+}  // namespace detail
+
+/// Reads and validates a .gr file. Returns true and fills `g` on success;
+/// otherwise returns false with `error` set to a one-line message
+/// "<path>: byte offset <O>: expected <what>, found <what>" (or, when the file
+/// cannot be opened or read, "<path>: cannot open: <reason>"). Never exits.
+inline bool read_gr(const std::string& path, HostGraph& g, std::string& error) {
+  using detail::grfmt;
+  const char* p = path.c_str();
+  g = HostGraph();
+  std::FILE* f = std::fopen(p, "rb");
+  if (f == nullptr) {
+    error = grfmt("%s: cannot open: %s", p, std::strerror(errno));
+    return false;
+  }
+  detail::FileCloser closer{f};
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0) {
+    error = grfmt("%s: cannot stat: %s", p, std::strerror(errno));
+    return false;
+  }
+  const uint64_t fsize = static_cast<uint64_t>(st.st_size);
+  uint64_t hdr[4];
+  if (fsize < sizeof hdr) {
+    error = grfmt("%s: byte offset %" PRIu64 ": expected a 32-byte header, found end of file (file is %" PRIu64
+                  " bytes)",
+                  p, fsize, fsize);
+    return false;
+  }
+  if (!detail::read_exact(f, hdr, sizeof hdr)) {
+    error = grfmt("%s: byte offset 0: read error", p);
+    return false;
+  }
+  const uint64_t version = hdr[0], esz = hdr[1], n = hdr[2], m = hdr[3];
+  if (version != 1) {
+    error = grfmt("%s: byte offset 0: expected version 1, found %" PRIu64, p, version);
+    return false;
+  }
+  if (esz != 0 && esz != 4) {
+    error = grfmt("%s: byte offset 8: expected edge-data size 0 or 4, found %" PRIu64, p, esz);
+    return false;
+  }
+  if (n > UINT32_MAX - 1ull) {  // row_start has n + 1 u32 entries indexed by u32
+    error = grfmt("%s: byte offset 16: expected a node count below 2^32 - 1, found %" PRIu64, p, n);
+    return false;
+  }
+  if (m > UINT32_MAX) {
+    error = grfmt("%s: byte offset 24: expected an edge count below 2^32, found %" PRIu64, p, m);
+    return false;
+  }
+  const uint64_t off_index = 32;
+  const uint64_t off_dst = off_index + 8 * n;
+  const uint64_t pad = (m % 2 == 1) ? 4 : 0;
+  const uint64_t off_data = off_dst + 4 * m + pad;
+  const uint64_t expected = off_data + esz * m;
+  if (fsize != expected) {
+    if (esz == 0 && pad != 0 && fsize == expected - 4) {
+      // tolerated: no padding after dst when there is no edge data
+    } else if (fsize < expected) {
+      error = grfmt("%s: byte offset %" PRIu64 ": expected %" PRIu64 " bytes for %" PRIu64 " nodes and %" PRIu64
+                    " edges with edge-data size %" PRIu64 ", found end of file (file is truncated)",
+                    p, fsize, expected, n, m, esz);
+      return false;
+    } else {
+      error = grfmt("%s: byte offset %" PRIu64 ": expected end of file after %" PRIu64 " nodes and %" PRIu64
+                    " edges with edge-data size %" PRIu64 ", found %" PRIu64 " more bytes",
+                    p, expected, n, m, esz, fsize - expected);
+      return false;
+    }
+  }
+  g.nnodes = static_cast<uint32_t>(n);
+  g.nedges = static_cast<uint32_t>(m);
+  g.has_edge_data = esz == 4;
+  g.row_start.resize(n + 1);
+  g.row_start[0] = 0;
+  {
+    std::vector<uint64_t> chunk(std::min<uint64_t>(n, 1u << 16));
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < n;) {
+      const uint64_t k = std::min<uint64_t>(chunk.size(), n - i);
+      if (!detail::read_exact(f, chunk.data(), k * 8)) {
+        error = grfmt("%s: byte offset %" PRIu64 ": read error", p, off_index + 8 * i);
+        return false;
+      }
+      for (uint64_t j = 0; j < k; ++j, ++i) {
+        const uint64_t v = chunk[j];
+        if (v < prev) {
+          error = grfmt("%s: byte offset %" PRIu64 ": expected out_index[%" PRIu64 "] >= %" PRIu64
+                        " (offsets must not decrease), found %" PRIu64,
+                        p, off_index + 8 * i, i, prev, v);
+          return false;
+        }
+        if (v > m) {
+          error = grfmt("%s: byte offset %" PRIu64 ": expected out_index[%" PRIu64 "] <= E = %" PRIu64
+                        ", found %" PRIu64,
+                        p, off_index + 8 * i, i, m, v);
+          return false;
+        }
+        g.row_start[i + 1] = static_cast<uint32_t>(v);
+        prev = v;
+      }
+    }
+    if (prev != m) {
+      if (n == 0) {
+        error = grfmt("%s: byte offset 24: expected 0 edges in a graph with 0 nodes, found %" PRIu64, p, m);
+      } else {
+        error = grfmt("%s: byte offset %" PRIu64 ": expected out_index[%" PRIu64 "] = E = %" PRIu64
+                      " (the last end offset), found %" PRIu64,
+                      p, off_index + 8 * (n - 1), n - 1, m, prev);
+      }
+      return false;
+    }
+  }
+  g.edge_dst.resize(m);
+  if (m != 0 && !detail::read_exact(f, g.edge_dst.data(), 4 * m)) {
+    error = grfmt("%s: byte offset %" PRIu64 ": read error", p, off_dst);
+    return false;
+  }
+  for (uint64_t e = 0; e < m; ++e) {
+    if (g.edge_dst[e] >= n) {
+      error = grfmt("%s: byte offset %" PRIu64 ": expected dst[%" PRIu64 "] < N = %" PRIu64 ", found %" PRIu32, p,
+                    off_dst + 4 * e, e, n, g.edge_dst[e]);
+      return false;
+    }
+  }
+  if (esz == 4) {
+    uint32_t padding;
+    if (pad != 0 && !detail::read_exact(f, &padding, 4)) {
+      error = grfmt("%s: byte offset %" PRIu64 ": read error", p, off_dst + 4 * m);
+      return false;
+    }
+    g.edge_data.resize(m);
+    if (m != 0 && !detail::read_exact(f, g.edge_data.data(), 4 * m)) {
+      error = grfmt("%s: byte offset %" PRIu64 ": read error", p, off_data);
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Reads a .gr file; on any problem prints "error: <message>" and exits 1.
+inline HostGraph load_gr(const std::string& path) {
+  HostGraph g;
+  std::string error;
+  if (!read_gr(path, g, error)) fatal("%s", error.c_str());
+  return g;
+}
+
+/// Writes `g` as a .gr version 1 file (with padding; edge-data size 4 when
+/// g.has_edge_data). Returns false with `error` set on failure.
+inline bool write_gr(const std::string& path, const HostGraph& g, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    error = path + ": cannot create: " + std::strerror(errno);
+    return false;
+  }
+  detail::FileCloser closer{f};
+  const uint64_t hdr[4] = {1, g.has_edge_data ? 4u : 0u, g.nnodes, g.nedges};
+  bool ok = std::fwrite(hdr, sizeof hdr, 1, f) == 1;
+  for (uint32_t i = 0; ok && i < g.nnodes; ++i) {
+    const uint64_t v = g.row_start[i + 1];
+    ok = std::fwrite(&v, 8, 1, f) == 1;
+  }
+  if (ok && g.nedges != 0) ok = std::fwrite(g.edge_dst.data(), 4, g.nedges, f) == g.nedges;
+  const uint32_t zero = 0;
+  if (ok && g.nedges % 2 == 1) ok = std::fwrite(&zero, 4, 1, f) == 1;
+  if (ok && g.has_edge_data && g.nedges != 0) ok = std::fwrite(g.edge_data.data(), 4, g.nedges, f) == g.nedges;
+  if (!ok) error = path + ": write error: " + std::strerror(errno);
+  return ok;
+}
+
+/// Device copy of a HostGraph (RAII: freed on destruction).
+class DeviceGraph {
+ public:
+  DeviceGraph() = default;
+  explicit DeviceGraph(const HostGraph& g)
+      : nnodes_(g.nnodes), nedges_(g.nedges), row_start_(g.row_start), edge_dst_(g.edge_dst) {
+    if (g.has_edge_data) edge_data_ = DeviceArray<uint32_t>(g.edge_data);
+    has_edge_data_ = g.has_edge_data;
+  }
+  /// The device view. edge_data is null when the graph has no edge values.
+  Graph view() const {
+    Graph v;
+    v.nnodes = nnodes_;
+    v.nedges = nedges_;
+    v.row_start = row_start_.data();
+    v.edge_dst = edge_dst_.data();
+    v.edge_data = has_edge_data_ ? edge_data_.data() : nullptr;
+    return v;
+  }
+
+ private:
+  uint32_t nnodes_ = 0, nedges_ = 0;
+  bool has_edge_data_ = false;
+  DeviceArray<uint32_t> row_start_, edge_dst_, edge_data_;
+};
+
+}  // namespace irgl

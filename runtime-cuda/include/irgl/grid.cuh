@@ -1,0 +1,105 @@
+// irgl/grid.cuh -- the grid-wide barrier behind SyncRunningThreads and
+// outlined control kernels.
+//
+// Device: irgl::grid_sync() -- cooperative_groups::this_grid().sync().
+// PRECONDITION: the kernel was launched with cudaLaunchCooperativeKernel (use
+// irgl::launch_cooperative below) with no more blocks than can be resident at
+// once, and every thread of the grid reaches each grid_sync() the same number
+// of times (so the kernel must use grid-stride loops, not one thread per item).
+//
+// Host: launch_cooperative(name, kernel, blocks, threads, smem, stream, args...)
+// computes the residency of `kernel` (cudaOccupancyMaxActiveBlocksPerMultiprocessor
+// x SM count, for that block size and dynamic shared memory), launches
+// min(blocks, residency) blocks (all resident blocks when blocks == 0) and
+// returns that number. If the device cannot launch cooperatively or not even
+// one block fits, it exits with
+//   error: cannot make kernel K resident for a grid barrier: <why>
+// rather than deadlocking.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include "check.cuh"
+
+namespace irgl {
+
+/// Grid-wide barrier (see the preconditions above). Also a memory fence:
+/// writes before it are visible to all threads of the grid after it.
+__device__ __forceinline__ void grid_sync() { cooperative_groups::this_grid().sync(); }
+
+/// Computes how many blocks of `kernel` (block_threads threads, dyn_smem bytes
+/// of dynamic shared memory) can be resident at once on the current device.
+/// Returns false with a reason in *error when none can, or the device cannot
+/// launch cooperative kernels.
+template <class Kernel>
+bool cooperative_residency(Kernel kernel, int block_threads, size_t dyn_smem, int* max_blocks,
+                           std::string* error) {
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  int coop = 0, sms = 0, per_sm = 0;
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) {
+    *error = std::string("cannot query the device: ") + cudaGetErrorString(err);
+    return false;
+  }
+  if (!coop) {
+    *error = "the device does not support cooperative launch";
+    return false;
+  }
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dyn_smem);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();  // clear it: this is reported, not sticky
+    *error = "occupancy query failed for blocks of " + std::to_string(block_threads) + " threads with " +
+             std::to_string(dyn_smem) + " bytes of dynamic shared memory: " + cudaGetErrorString(err);
+    return false;
+  }
+  if (per_sm <= 0) {
+    *error = "no block of " + std::to_string(block_threads) + " threads with " + std::to_string(dyn_smem) +
+             " bytes of dynamic shared memory fits on a multiprocessor";
+    return false;
+  }
+  *max_blocks = per_sm * sms;
+  return true;
+}
+
+namespace detail {
+template <class... Params, size_t... I>
+cudaError_t launch_coop_impl(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                             std::tuple<Params...>& values, std::index_sequence<I...>) {
+  void* ptrs[sizeof...(Params) + 1] = {static_cast<void*>(&std::get<I>(values))..., nullptr};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid, block, ptrs, smem, stream);
+}
+}  // namespace detail
+
+/// Launches `kernel(args...)` cooperatively with min(blocks, residency) blocks
+/// of block_threads threads (all resident blocks when blocks <= 0); returns the
+/// number of blocks launched. Exits with a one-line error naming `name` when
+/// the kernel cannot be made resident or the launch fails.
+template <class... Params, class... Args>
+int launch_cooperative(const char* name, void (*kernel)(Params...), int blocks, int block_threads, size_t dyn_smem,
+                       cudaStream_t stream, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "launch_cooperative: wrong number of kernel arguments");
+  int resident = 0;
+  std::string why;
+  if (!cooperative_residency(kernel, block_threads, dyn_smem, &resident, &why)) {
+    fatal("cannot make kernel %s resident for a grid barrier: %s", name, why.c_str());
+  }
+  const int grid = (blocks <= 0 || blocks > resident) ? resident : blocks;
+  std::tuple<Params...> values(std::forward<Args>(args)...);
+  const cudaError_t err = detail::launch_coop_impl(kernel, dim3(grid), dim3(block_threads), dyn_smem, stream, values,
+                                                   std::index_sequence_for<Params...>{});
+  if (err != cudaSuccess) {
+    fatal("cannot make kernel %s resident for a grid barrier: cooperative launch of %d blocks of %d threads failed: %s",
+          name, grid, block_threads, cudaGetErrorString(err));
+  }
+  return grid;
+}
+
+}  // namespace irgl

@@ -1,0 +1,248 @@
+// irgl/worklist.cuh -- worklists of u32 items, with cooperative pushes.
+//
+// Device view: irgl::Worklist (trivially copyable; pass it by value to kernels).
+//   items[capacity]  the items
+//   ctl->count       u64 number of slots reserved so far (may exceed capacity)
+//   ctl->overflow    set to 1 when some push/write fell beyond capacity
+//
+// OVERFLOW POLICY. Every reservation takes slots from `count` with atomicAdd.
+// A slot >= capacity is never written: the write is dropped and the overflow
+// flag is set. `count` keeps counting past capacity, so after the kernel the
+// host knows how many items were pushed at least (pushes of later kernels in
+// the same run are lost too), and reports
+//   error: worklist overflow in kernel K: capacity C items, at least M pushed;
+//          rerun with --wl-capacity <bigger>
+// (one line) and exits 1 through WorklistSet/HostWorklist::check_overflow.
+// There is never an out-of-bounds write. size() is min(count, capacity).
+//
+// Pushes, as used by the compiler's cooperative conversion:
+//   wl.push(item)                    one atomic per item
+//   start = wl.reserve_thread(n)     one atomic for n items of this thread
+//   start = wl.reserve_warp(n)       one atomic per warp: the *active* lanes
+//                                    (__activemask), each with its own n
+//   start = wl.reserve_block<B>(n)   one atomic per block; ALL threads of the
+//                                    1-D block of B threads must call it
+//   wl.write(start, taskid, item)    the do_push: stores at start + taskid,
+//                                    for taskid in [0, n), no atomics
+#pragma once
+
+#include <cinttypes>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "array.cuh"
+#include "block.cuh"
+#include "check.cuh"
+#include "warp.cuh"
+
+namespace irgl {
+
+/// Index of a worklist slot; 64-bit so that the count can run past capacity
+/// without wrapping.
+using wl_index_t = unsigned long long;
+
+/// Device-side control block of a worklist.
+struct WorklistCtl {
+  unsigned long long count;  ///< slots reserved so far (may exceed capacity)
+  unsigned int overflow;     ///< 1 once a write fell beyond capacity
+  unsigned int pad;
+};
+
+/// Device view of a worklist. Cheap to copy; does not own memory.
+struct Worklist {
+  uint32_t* items = nullptr;
+  WorklistCtl* ctl = nullptr;
+  uint32_t capacity = 0;
+
+  /// Number of valid items: min(count, capacity). Meant for a worklist that no
+  /// thread pushes to during the kernel (the input worklist).
+  __device__ __forceinline__ uint32_t size() const {
+    const unsigned long long c = *reinterpret_cast<volatile unsigned long long*>(&ctl->count);
+    return c < capacity ? static_cast<uint32_t>(c) : capacity;
+  }
+  /// The item at `index`. Precondition: index < size().
+  __device__ __forceinline__ uint32_t pop(uint32_t index) const { return items[index]; }
+
+  /// Stores `item` at slot start + taskid, or sets the overflow flag (and
+  /// stores nothing) when that slot is >= capacity. Returns whether it stored.
+  __device__ __forceinline__ bool write(wl_index_t start, uint32_t taskid, uint32_t item) const {
+    const wl_index_t slot = start + taskid;
+    if (slot < capacity) {
+      items[slot] = item;
+      return true;
+    }
+    ctl->overflow = 1u;
+    return false;
+  }
+
+  /// Pushes one item with one atomic. Returns false on overflow.
+  __device__ __forceinline__ bool push(uint32_t item) const {
+    return write(atomicAdd(&ctl->count, 1ull), 0, item);
+  }
+
+  /// Reserves n consecutive slots for this thread with one atomic (none when
+  /// n == 0) and returns the first; write(start, i, item) for i in [0, n).
+  __device__ __forceinline__ wl_index_t reserve_thread(uint32_t n) const {
+    return n != 0 ? atomicAdd(&ctl->count, static_cast<unsigned long long>(n)) : 0ull;
+  }
+
+  /// Reserves n slots for each active lane with one atomic per warp. Lanes may
+  /// pass different n (0 too). Call it from any (divergent) code: the lanes
+  /// that are converged here (__activemask()) aggregate together.
+  /// Returns this lane's first slot; write(start, i, item) for i in [0, n).
+  __device__ __forceinline__ wl_index_t reserve_warp(uint32_t n) const {
+    const unsigned mask = __activemask();
+    return warp_atomic_add(mask, &ctl->count, n);
+  }
+
+  /// Like reserve_warp, but with an explicit mask. Precondition: exactly the
+  /// lanes of `mask` call it together.
+  __device__ __forceinline__ wl_index_t reserve_warp(unsigned mask, uint32_t n) const {
+    return warp_atomic_add(mask, &ctl->count, n);
+  }
+
+  /// Reserves n slots for each thread of the block with one atomic per block.
+  /// PRECONDITION: the block is 1-D with BLOCK_THREADS threads and ALL its
+  /// threads call this from non-divergent code (it contains __syncthreads()).
+  template <int BLOCK_THREADS>
+  __device__ __forceinline__ wl_index_t reserve_block(uint32_t n) const {
+    return block_atomic_add<BLOCK_THREADS>(&ctl->count, n);
+  }
+
+  /// Whether some push or write of this run overflowed.
+  __device__ __forceinline__ bool overflowed() const {
+    return *reinterpret_cast<volatile unsigned int*>(&ctl->overflow) != 0u ||
+           *reinterpret_cast<volatile unsigned long long*>(&ctl->count) > capacity;
+  }
+
+  /// Empties the worklist from the device (for outlined iteration loops).
+  /// Precondition: one thread calls it, nothing pushes to or pops from this
+  /// worklist concurrently, and a grid barrier follows before any other use.
+  /// The overflow flag is kept so that the host can still report it.
+  __device__ __forceinline__ void reset() const { ctl->count = 0ull; }
+};
+
+/// "error: worklist overflow in kernel K: capacity C items, at least M pushed; rerun with --wl-capacity <bigger>"
+/// without the "error: " prefix.
+inline std::string worklist_overflow_message(const char* kernel, uint64_t capacity, uint64_t pushed) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "worklist overflow in kernel %s: capacity %" PRIu64 " items, at least %" PRIu64
+                " pushed; rerun with --wl-capacity <bigger>",
+                kernel, capacity, pushed);
+  return buf;
+}
+
+/// Host owner of one worklist: the item buffer and its control block.
+class HostWorklist {
+ public:
+  HostWorklist() = default;
+  /// Allocates a worklist for `capacity` items, empty.
+  explicit HostWorklist(uint32_t capacity) : items_(capacity), ctl_(1) { clear(); IRGL_CHECK(cudaStreamSynchronize(0)); }
+
+  /// The device view.
+  Worklist view() const {
+    Worklist w;
+    w.items = const_cast<uint32_t*>(items_.data());
+    w.ctl = const_cast<WorklistCtl*>(ctl_.data());
+    w.capacity = capacity();
+    return w;
+  }
+  uint32_t capacity() const { return static_cast<uint32_t>(items_.size()); }
+
+  /// Empties it and clears its overflow flag (asynchronous on `stream`).
+  void clear(cudaStream_t stream = 0) { ctl_.zero(stream); }
+
+  /// Downloads the control block (count and overflow flag). Synchronous.
+  WorklistCtl control() const {
+    WorklistCtl c;
+    ctl_.download(&c, 1);
+    return c;
+  }
+  /// Number of valid items, min(count, capacity) (one small download).
+  uint32_t size() const {
+    const WorklistCtl c = control();
+    return c.count < capacity() ? static_cast<uint32_t>(c.count) : capacity();
+  }
+  /// Whether a push overflowed; *pushed (if given) receives the count.
+  bool overflowed(uint64_t* pushed = nullptr) const {
+    const WorklistCtl c = control();
+    if (pushed != nullptr) *pushed = c.count;
+    return c.overflow != 0u || c.count > capacity();
+  }
+  /// Reports an overflow as a one-line error naming `kernel` and exits 1.
+  void check_overflow(const char* kernel) const {
+    uint64_t pushed = 0;
+    if (overflowed(&pushed)) fatal("%s", worklist_overflow_message(kernel, capacity(), pushed).c_str());
+  }
+
+  /// Replaces the contents with n host items (n <= capacity, else fatal).
+  void assign(const uint32_t* host, uint32_t n) {
+    if (n > capacity()) {
+      fatal("%s", worklist_overflow_message("<initial>", capacity(), n).c_str());
+    }
+    items_.upload(host, n);
+    WorklistCtl c{n, 0u, 0u};
+    ctl_.upload(&c, 1);
+  }
+  void assign(const std::vector<uint32_t>& host) { assign(host.data(), static_cast<uint32_t>(host.size())); }
+  /// Downloads the valid items.
+  std::vector<uint32_t> to_host() const {
+    std::vector<uint32_t> v(size());
+    items_.download(v.data(), v.size());
+    return v;
+  }
+
+  void swap(HostWorklist& o) noexcept {
+    std::swap(items_, o.items_);
+    std::swap(ctl_, o.ctl_);
+  }
+
+ private:
+  DeviceArray<uint32_t> items_;
+  DeviceArray<WorklistCtl> ctl_;
+};
+
+/// The worklists of one Iterate/Pipe: `in` (popped), `out` (pushed) and
+/// `retry` (Retry/Respawn items), all of the same capacity.
+class WorklistSet {
+ public:
+  explicit WorklistSet(uint32_t capacity) : in_(capacity), out_(capacity), retry_(capacity) {}
+
+  HostWorklist& in() { return in_; }
+  HostWorklist& out() { return out_; }
+  HostWorklist& retry() { return retry_; }
+  uint32_t capacity() const { return in_.capacity(); }
+
+  /// Makes `out` the new `in` and empties the new `out` (asynchronously on `stream`).
+  void swap(cudaStream_t stream = 0) {
+    in_.swap(out_);
+    out_.clear(stream);
+  }
+  /// Makes `retry` the new `in` and empties the new `retry`.
+  void swap_retry(cudaStream_t stream = 0) {
+    in_.swap(retry_);
+    retry_.clear(stream);
+  }
+  /// Empties all three.
+  void clear(cudaStream_t stream = 0) {
+    in_.clear(stream);
+    out_.clear(stream);
+    retry_.clear(stream);
+  }
+  /// After kernel `kernel` ran: if `out` or `retry` overflowed, prints the
+  /// one-line overflow error and exits 1. Synchronizes with the device.
+  void check_overflow(const char* kernel) const {
+    out_.check_overflow(kernel);
+    retry_.check_overflow(kernel);
+  }
+
+ private:
+  HostWorklist in_, out_, retry_;
+};
+
+}  // namespace irgl

@@ -1,0 +1,170 @@
+// check.cuh, array.cuh, timer.cuh and warp.cuh helpers: DeviceArray fill /
+// upload / download / move for several types, DeviceScalar, GpuTimer,
+// nth_set_bit and warp_exclusive_sum, and the one-line errors and exit status
+// of IRGL_CHECK and IRGL_CHECK_LAUNCH.
+#include <irgl/runtime.cuh>
+
+#include <vector>
+
+#include "test_util.cuh"
+
+using irgl_test::contains;
+
+namespace {
+
+__global__ void spin(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+__global__ void noop() {}
+
+/// Every lane with (hash(lane+salt) & 3) != 0 takes part; writes its exclusive sum and the total.
+__global__ void warp_scan(uint32_t salt, unsigned long long* excl, unsigned long long* total) {
+  const uint32_t t = threadIdx.x;
+  if (irgl_test::hash32(t + salt) & 3u) {
+    const unsigned mask = __activemask();
+    unsigned long long tot = 0;
+    excl[t] = irgl::warp_exclusive_sum<unsigned long long>(mask, t * 1000ull + salt, &tot);
+    total[t] = tot;
+  }
+}
+
+TEST(device_array_types) {
+  irgl::DeviceArray<float> f(1000, 0.25f);
+  auto hf = f.to_host();
+  EXPECT(std::all_of(hf.begin(), hf.end(), [](float x) { return x == 0.25f; }));
+  std::vector<float> up(1000);
+  for (int i = 0; i < 1000; ++i) up[i] = i * 0.5f;
+  f.upload(up);
+  EXPECT(f.to_host() == up);
+  float part[3];
+  f.download(part, 3, 10);
+  EXPECT(part[0] == 5.0f && part[2] == 6.0f);
+  irgl::DeviceArray<uint64_t> u(77, 0x123456789abcdefull);
+  auto hu = u.to_host();
+  EXPECT(std::all_of(hu.begin(), hu.end(), [](uint64_t x) { return x == 0x123456789abcdefull; }));
+  irgl::DeviceArray<bool> b(5, true);
+  auto hb = b.to_host();
+  EXPECT((hb == std::vector<uint8_t>{1, 1, 1, 1, 1}));
+  b.zero();
+  hb = b.to_host();
+  EXPECT((hb == std::vector<uint8_t>{0, 0, 0, 0, 0}));
+  irgl::DeviceArray<double> big(3000000, -1.5);  // several fill blocks
+  auto hd = big.to_host();
+  EXPECT(hd.front() == -1.5 && hd.back() == -1.5);
+  irgl::DeviceArray<int> empty(0);
+  EXPECT(empty.data() == nullptr && empty.size() == 0);
+  empty.fill(3);
+  EXPECT(empty.to_host().empty());
+}
+
+TEST(device_array_move) {
+  irgl::DeviceArray<int> a(10, 7);
+  int* p = a.data();
+  irgl::DeviceArray<int> b(std::move(a));
+  EXPECT(b.data() == p && b.size() == 10);
+  EXPECT(a.data() == nullptr && a.size() == 0);
+  irgl::DeviceArray<int> c;
+  c = std::move(b);
+  EXPECT(c.data() == p);
+  EXPECT_EQ(c.to_host()[9], 7);
+  irgl::DeviceScalar<uint32_t> s(41);
+  EXPECT_EQ(s.get(), 41u);
+  s.set(42);
+  EXPECT_EQ(s.get(), 42u);
+}
+
+TEST(timer) {
+  int clock_khz = 0, dev = 0;
+  IRGL_CHECK(cudaGetDevice(&dev));
+  IRGL_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
+  irgl::GpuTimer t;
+  t.start();
+  spin<<<1, 1>>>(static_cast<long long>(clock_khz) * 5);  // >= 5 ms at the max clock
+  IRGL_CHECK_LAUNCH("spin");
+  t.stop();
+  const float ms = t.elapsed_ms();
+  std::printf("     spin: %.3f ms (>= 5 expected)\n", ms);
+  EXPECT(ms >= 4.5f && ms < 5000.f);
+}
+
+TEST(nth_set_bit_host) {
+  bool ok = true;
+  for (uint32_t i = 0; i < 20000; ++i) {
+    const unsigned mask = irgl_test::hash32(i) | (i == 0 ? 0xffffffffu : 0u);
+    unsigned k = 0;
+    for (unsigned b = 0; b < 32; ++b) {
+      if (mask >> b & 1u) ok &= irgl::nth_set_bit(mask, k++) == b;
+    }
+  }
+  EXPECT(ok);
+}
+
+TEST(warp_exclusive_sum_partial_masks) {
+  for (uint32_t salt = 0; salt < 50; ++salt) {
+    irgl::DeviceArray<unsigned long long> ex(32, ~0ull), tot(32, ~0ull);
+    warp_scan<<<1, 32>>>(salt, ex.data(), tot.data());
+    IRGL_CHECK_LAUNCH("warp_scan");
+    auto e = ex.to_host(), t = tot.to_host();
+    unsigned long long run = 0, total = 0;
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (irgl_test::hash32(l + salt) & 3u) total += l * 1000ull + salt;
+    }
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (irgl_test::hash32(l + salt) & 3u) {
+        EXPECT_EQ(e[l], run);
+        EXPECT_EQ(t[l], total);
+        run += l * 1000ull + salt;
+      } else {
+        EXPECT_EQ(e[l], ~0ull);
+      }
+    }
+  }
+}
+
+TEST(check_errors_exit) {
+  irgl_test::ChildResult r = irgl_test::run_child("check-child");
+  EXPECT_EQ(r.status, 1);
+  EXPECT(irgl_test::starts_with(r.output, "error: "));
+  EXPECT(contains(r.output, "test_check.cu:"));
+  EXPECT(contains(r.output, "cudaMalloc(&p, size_t(1) << 60) failed: out of memory (cudaErrorMemoryAllocation)"));
+  EXPECT_EQ(irgl_test::count_lines(r.output), 1);
+  r = irgl_test::run_child("launch-child");
+  std::printf("     launch-child said: %s", r.output.c_str());
+  EXPECT_EQ(r.status, 1);
+  EXPECT(irgl_test::starts_with(r.output, "error: "));
+  EXPECT(contains(r.output, "test_check.cu:"));
+  EXPECT(contains(r.output, ": launch of kernel noop failed: "));
+  EXPECT_EQ(irgl_test::count_lines(r.output), 1);
+  r = irgl_test::run_child("alloc-child");
+  EXPECT_EQ(r.status, 1);
+  EXPECT(irgl_test::starts_with(r.output, "error: cannot allocate 1152921504606846976 bytes of device memory"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "check-child") {
+    void* p = nullptr;
+    IRGL_CHECK(cudaMalloc(&p, size_t(1) << 60));
+    return 0;
+  }
+  if (mode == "launch-child") {
+    noop<<<1, 4096>>>();  // too many threads per block
+    IRGL_CHECK_LAUNCH("noop");
+    return 0;
+  }
+  if (mode == "alloc-child") {
+    irgl::DeviceArray<uint8_t> a(size_t(1) << 60);
+    return 0;
+  }
+  RUN(device_array_types);
+  RUN(device_array_move);
+  RUN(timer);
+  RUN(nth_set_bit_host);
+  RUN(warp_exclusive_sum_partial_masks);
+  RUN(check_errors_exit);
+  return irgl_test::finish();
+}

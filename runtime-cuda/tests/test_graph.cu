@@ -1,0 +1,258 @@
+// .gr loader tests: round trip of valid files (with/without edge data, odd and
+// even E, with and without the padding), rejection of bad files with the
+// right message (truncated, truncated header, dst >= N, bad version, bad
+// edge-data size, decreasing offsets, last offset != E, trailing bytes, a
+// missing file), load_gr's exit status, and the device view.
+// The host parts run without a GPU with IRGL_TEST_HOST_ONLY=1.
+#include <irgl/runtime.cuh>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test_util.cuh"
+
+using irgl_test::contains;
+
+namespace {
+
+std::string tmp_path(const char* name) { return "/tmp/irgl-test-" + std::to_string(getpid()) + "-" + name + ".gr"; }
+
+/// Writes raw bytes (the test builds files by hand, independently of write_gr).
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) irgl::fatal("cannot create %s", path.c_str());
+  if (!bytes.empty()) std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+}
+
+struct Builder {
+  std::vector<uint8_t> b;
+  void u64(uint64_t v) { for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i))); }
+  void u32(uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i))); }
+};
+
+/// A graph file: 5 nodes, given edges; padding and edge data as asked.
+std::vector<uint8_t> make_file(uint64_t version, uint64_t esz, uint64_t n, const std::vector<uint64_t>& out_index,
+                               const std::vector<uint32_t>& dst, const std::vector<uint32_t>& data, bool pad) {
+  Builder w;
+  w.u64(version);
+  w.u64(esz);
+  w.u64(n);
+  w.u64(dst.size());
+  for (uint64_t v : out_index) w.u64(v);
+  for (uint32_t v : dst) w.u32(v);
+  if (pad && dst.size() % 2 == 1) w.u32(0);
+  for (uint32_t v : data) w.u32(v);
+  return w.b;
+}
+
+// Node 0 -> 1,2; 1 -> 2; 2 -> (none); 3 -> 0,4,1; 4 -> 3   (7 edges: odd)
+const std::vector<uint64_t> kIndex = {2, 3, 3, 6, 7};
+const std::vector<uint32_t> kDst = {1, 2, 2, 0, 4, 1, 3};
+const std::vector<uint32_t> kData = {10, 20, 30, 40, 50, 60, 70};
+
+bool load(const std::string& path, irgl::HostGraph& g, std::string& err) { return irgl::read_gr(path, g, err); }
+
+std::string expect_error(const std::vector<uint8_t>& bytes, const char* name) {
+  const std::string p = tmp_path(name);
+  write_bytes(p, bytes);
+  irgl::HostGraph g;
+  std::string err;
+  const bool ok = load(p, g, err);
+  EXPECT(!ok);
+  EXPECT(irgl_test::starts_with(err, p + ": "));  // names the file
+  EXPECT(err.find('\n') == std::string::npos);   // one line
+  std::remove(p.c_str());
+  if (ok) return "";
+  std::printf("     %s\n", err.substr(p.size() + 2).c_str());
+  return err.substr(p.size() + 2);
+}
+
+TEST(valid_weighted_odd) {
+  const std::string p = tmp_path("valid");
+  write_bytes(p, make_file(1, 4, 5, kIndex, kDst, kData, true));
+  irgl::HostGraph g;
+  std::string err;
+  EXPECT(load(p, g, err));
+  EXPECT_EQ(err, std::string());
+  EXPECT_EQ(g.nnodes, 5u);
+  EXPECT_EQ(g.nedges, 7u);
+  EXPECT(g.has_edge_data);
+  EXPECT((g.row_start == std::vector<uint32_t>{0, 2, 3, 3, 6, 7}));
+  EXPECT(g.edge_dst == kDst);
+  EXPECT(g.edge_data == kData);
+  // write_gr produces the same bytes.
+  const std::string q = tmp_path("rewrite");
+  EXPECT(irgl::write_gr(q, g, err));
+  irgl::HostGraph g2;
+  EXPECT(load(q, g2, err));
+  EXPECT(g2.row_start == g.row_start && g2.edge_dst == g.edge_dst && g2.edge_data == g.edge_data);
+  std::remove(p.c_str());
+  std::remove(q.c_str());
+}
+
+TEST(valid_unweighted_with_and_without_padding) {
+  for (bool pad : {true, false}) {
+    const std::string p = tmp_path(pad ? "pad" : "nopad");
+    write_bytes(p, make_file(1, 0, 5, kIndex, kDst, {}, pad));
+    irgl::HostGraph g;
+    std::string err;
+    EXPECT(load(p, g, err));
+    EXPECT(!g.has_edge_data);
+    EXPECT(g.edge_data.empty());
+    EXPECT(g.edge_dst == kDst);
+    std::remove(p.c_str());
+  }
+  // Even E, and an empty graph.
+  const std::string p = tmp_path("even");
+  write_bytes(p, make_file(1, 4, 3, {1, 1, 2}, {2, 0}, {5, 6}, true));
+  irgl::HostGraph g;
+  std::string err;
+  EXPECT(load(p, g, err));
+  EXPECT_EQ(g.nedges, 2u);
+  write_bytes(p, make_file(1, 0, 0, {}, {}, {}, true));
+  EXPECT(load(p, g, err));
+  EXPECT_EQ(g.nnodes, 0u);
+  EXPECT_EQ(g.row_start.size(), size_t(1));
+  std::remove(p.c_str());
+}
+
+TEST(truncated) {
+  auto bytes = make_file(1, 4, 5, kIndex, kDst, kData, true);
+  const size_t full = bytes.size();  // 32 + 40 + 28 + 4 + 28 = 132
+  EXPECT_EQ(full, size_t(132));
+  bytes.resize(full - 3);
+  const std::string e = expect_error(bytes, "trunc");
+  EXPECT(contains(e, "byte offset 129: expected 132 bytes for 5 nodes and 7 edges with edge-data size 4"));
+  EXPECT(contains(e, "truncated"));
+  // Truncated inside out_index.
+  bytes.resize(50);
+  EXPECT(contains(expect_error(bytes, "trunc2"), "byte offset 50: expected 132 bytes"));
+}
+
+TEST(truncated_header) {
+  auto bytes = make_file(1, 4, 5, kIndex, kDst, kData, true);
+  bytes.resize(10);
+  EXPECT(contains(expect_error(bytes, "hdr"), "byte offset 10: expected a 32-byte header, found end of file"));
+  EXPECT(contains(expect_error({}, "empty"), "byte offset 0: expected a 32-byte header"));
+}
+
+TEST(dst_out_of_range) {
+  auto dst = kDst;
+  dst[3] = 9;  // >= N = 5
+  // dst[3] is at 32 + 5*8 + 3*4 = 84
+  EXPECT_EQ(expect_error(make_file(1, 4, 5, kIndex, dst, kData, true), "dst"),
+            std::string("byte offset 84: expected dst[3] < N = 5, found 9"));
+  dst[3] = 5;  // == N
+  EXPECT(contains(expect_error(make_file(1, 0, 5, kIndex, dst, {}, true), "dst2"), "expected dst[3] < N = 5, found 5"));
+}
+
+TEST(bad_header_fields) {
+  EXPECT_EQ(expect_error(make_file(2, 4, 5, kIndex, kDst, kData, true), "version"),
+            std::string("byte offset 0: expected version 1, found 2"));
+  EXPECT_EQ(expect_error(make_file(1, 8, 5, kIndex, kDst, kData, true), "esz"),
+            std::string("byte offset 8: expected edge-data size 0 or 4, found 8"));
+  Builder w;  // N = 2^32 + 1
+  w.u64(1);
+  w.u64(0);
+  w.u64((uint64_t(1) << 32) + 1);
+  w.u64(0);
+  EXPECT(contains(expect_error(w.b, "bign"), "byte offset 16: expected a node count below 2^32"));
+  Builder w2;  // E = 2^32
+  w2.u64(1);
+  w2.u64(0);
+  w2.u64(1);
+  w2.u64(uint64_t(1) << 32);
+  EXPECT(contains(expect_error(w2.b, "bige"), "byte offset 24: expected an edge count below 2^32"));
+}
+
+TEST(bad_offsets) {
+  EXPECT_EQ(expect_error(make_file(1, 4, 5, {2, 3, 1, 6, 7}, kDst, kData, true), "decr"),
+            std::string("byte offset 48: expected out_index[2] >= 3 (offsets must not decrease), found 1"));
+  EXPECT_EQ(expect_error(make_file(1, 4, 5, {2, 3, 3, 6, 6}, kDst, kData, true), "last"),
+            std::string("byte offset 64: expected out_index[4] = E = 7 (the last end offset), found 6"));
+  EXPECT_EQ(expect_error(make_file(1, 4, 5, {2, 9, 3, 6, 7}, kDst, kData, true), "big"),
+            std::string("byte offset 40: expected out_index[1] <= E = 7, found 9"));
+}
+
+TEST(trailing_bytes_and_missing_file) {
+  auto bytes = make_file(1, 4, 5, kIndex, kDst, kData, true);
+  bytes.push_back(0);
+  EXPECT(contains(expect_error(bytes, "trail"), "byte offset 132: expected end of file"));
+  // Missing padding is an error when there is edge data (values would be misaligned).
+  EXPECT(contains(expect_error(make_file(1, 4, 5, kIndex, kDst, kData, false), "nopadw"), "truncated"));
+  irgl::HostGraph g;
+  std::string err;
+  EXPECT(!irgl::read_gr("/nonexistent/dir/x.gr", g, err));
+  EXPECT(contains(err, "/nonexistent/dir/x.gr: cannot open: No such file or directory"));
+}
+
+TEST(load_gr_exits) {
+  auto bytes = make_file(1, 4, 5, kIndex, kDst, kData, true);
+  bytes.resize(bytes.size() - 3);
+  const std::string p = tmp_path("child");
+  write_bytes(p, bytes);
+  const irgl_test::ChildResult r = irgl_test::run_child("load-child " + p);
+  std::remove(p.c_str());
+  EXPECT_EQ(r.status, 1);
+  EXPECT(irgl_test::starts_with(r.output, "error: /tmp/irgl-test-"));
+  EXPECT(contains(r.output, "byte offset 129: expected 132 bytes"));
+  EXPECT_EQ(irgl_test::count_lines(r.output), 1);
+}
+
+__global__ void degrees_and_weights(irgl::Graph g, uint32_t* deg, uint32_t* wsum, uint32_t* dsum) {
+  const uint32_t n = blockIdx.x * blockDim.x + threadIdx.x;
+  if (n >= g.nnodes) return;
+  deg[n] = g.degree(n);
+  uint32_t w = 0, d = 0;
+  for (uint32_t e = g.begin(n); e < g.end(n); ++e) {
+    d += g.dst(e);
+    if (g.edge_data != nullptr) w += g.data(e);
+  }
+  wsum[n] = w;
+  dsum[n] = d;
+}
+
+TEST(device_view) {
+  if (irgl_test::host_only()) return;
+  const std::string p = tmp_path("dev");
+  write_bytes(p, make_file(1, 4, 5, kIndex, kDst, kData, true));
+  const irgl::HostGraph h = irgl::load_gr(p);
+  std::remove(p.c_str());
+  irgl::DeviceGraph dg(h);
+  EXPECT(dg.view().edge_data != nullptr);
+  irgl::DeviceArray<uint32_t> deg(5), w(5), d(5);
+  degrees_and_weights<<<1, 32>>>(dg.view(), deg.data(), w.data(), d.data());
+  IRGL_CHECK_LAUNCH("degrees_and_weights");
+  EXPECT((deg.to_host() == std::vector<uint32_t>{2, 1, 0, 3, 1}));
+  EXPECT((w.to_host() == std::vector<uint32_t>{30, 30, 0, 150, 70}));
+  EXPECT((d.to_host() == std::vector<uint32_t>{3, 2, 0, 5, 3}));
+  irgl::HostGraph u = h;  // unweighted: edge_data is null in the view
+  u.has_edge_data = false;
+  u.edge_data.clear();
+  irgl::DeviceGraph du(u);
+  EXPECT(du.view().edge_data == nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "load-child") {
+    irgl::load_gr(argv[2]);  // exits 1 on the truncated file
+    return 0;
+  }
+  RUN(valid_weighted_odd);
+  RUN(valid_unweighted_with_and_without_padding);
+  RUN(truncated);
+  RUN(truncated_header);
+  RUN(dst_out_of_range);
+  RUN(bad_header_fields);
+  RUN(bad_offsets);
+  RUN(trailing_bytes_and_missing_file);
+  RUN(load_gr_exits);
+  RUN(device_view);
+  return irgl_test::finish();
+}
