@@ -1,0 +1,278 @@
+//! `irglc compile`, `irglc build` and `irglc run`: from a checked program to CUDA, to an
+//! executable, to a run on a graph.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use irgl_cuda::EmitOptions;
+use irgl_diagnostics::SourceMap;
+
+use crate::toolchain::{self, fnv1a};
+use crate::{Failure, check_file};
+
+/// Code-generation options shared by `compile`, `build` and `run`.
+#[derive(clap::Args, Clone)]
+pub struct CodegenArgs {
+    /// Threads per block of every kernel.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(32..=1024))]
+    pub block_size: u32,
+}
+
+#[derive(clap::Args)]
+pub struct CompileArgs {
+    /// The `.irgl` program.
+    pub file: PathBuf,
+    /// Where to write the CUDA source (default: the program's name with `.cu`).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub codegen: CodegenArgs,
+}
+
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// The `.irgl` program.
+    pub file: PathBuf,
+    /// Where to write the executable (default: the program's name).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// GPU architecture for nvcc, such as `sm_90` (default: the GPU of this machine).
+    #[arg(long)]
+    pub arch: Option<String>,
+    #[command(flatten)]
+    pub codegen: CodegenArgs,
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The `.irgl` program.
+    pub file: PathBuf,
+    /// The input graph, in any format `irglc graph convert` reads.
+    #[arg(long)]
+    pub graph: PathBuf,
+    /// GPU architecture for nvcc (default: the GPU of this machine).
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Seed of the weights added when the program reads edge weights and the graph has none.
+    #[arg(long, default_value_t = 1)]
+    pub weights_seed: u64,
+    #[command(flatten)]
+    pub codegen: CodegenArgs,
+    /// Flags for the program itself (its params, `--output`, ...), after `--`.
+    #[arg(last = true)]
+    pub program_args: Vec<String>,
+}
+
+/// The program's name: its file name without `.irgl`.
+fn program_name(file: &Path) -> String {
+    file.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "program".to_string())
+}
+
+/// Checks and compiles a program to CUDA source text.
+fn generate(file: &PathBuf, codegen: &CodegenArgs, rebuild: String) -> Result<String, Failure> {
+    let mut sources = SourceMap::new();
+    let (program, info) = check_file(&mut sources, file)?;
+    let opts = EmitOptions {
+        source: file.display().to_string(),
+        program: program_name(file),
+        block_size: codegen.block_size,
+        rebuild,
+    };
+    Ok(irgl_cuda::emit_program(&program, &info, &opts))
+}
+
+pub fn compile(args: &CompileArgs) -> Result<(), Failure> {
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.cu", program_name(&args.file))));
+    let rebuild = format!(
+        "irglc compile {} --block-size {} -o {}",
+        args.file.display(),
+        args.codegen.block_size,
+        out.display()
+    );
+    let cu = generate(&args.file, &args.codegen, rebuild)?;
+    write(&out, cu.as_bytes())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    std::fs::write(path, bytes).map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        Failure::User
+    })
+}
+
+/// The nvcc architecture: the flag, else the GPU of this machine.
+fn arch(flag: &Option<String>) -> Result<String, Failure> {
+    if let Some(a) = flag {
+        if !a.starts_with("sm_") {
+            eprintln!("error: --arch {a}: expected an architecture such as sm_90");
+            return Err(Failure::User);
+        }
+        return Ok(a.clone());
+    }
+    toolchain::detect_gpu().map(|(arch, _)| arch).map_err(|e| {
+        eprintln!("error: cannot choose a GPU architecture: {e}; pass one with --arch sm_90");
+        Failure::User
+    })
+}
+
+/// Builds an executable for `file` at `out`; returns nothing, reports errors.
+fn build_to(file: &PathBuf, codegen: &CodegenArgs, arch: &str, out: &Path) -> Result<(), Failure> {
+    let rebuild = format!(
+        "irglc build {} --block-size {} --arch {arch} -o {}",
+        file.display(),
+        codegen.block_size,
+        out.display()
+    );
+    let cu_text = generate(file, codegen, rebuild)?;
+    let tc = toolchain::find_toolchain().map_err(|e| {
+        eprintln!("error: {e}");
+        Failure::User
+    })?;
+    let cu = out.with_extension("cu");
+    write(&cu, cu_text.as_bytes())?;
+    toolchain::nvcc_build(&tc, &cu, out, arch).map_err(|e| {
+        eprintln!("error: {e}");
+        Failure::User
+    })
+}
+
+pub fn build(args: &BuildArgs) -> Result<(), Failure> {
+    let arch = arch(&args.arch)?;
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(program_name(&args.file)));
+    build_to(&args.file, &args.codegen, &arch, &out)
+}
+
+pub fn run(args: &RunArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(Failure::User) => ExitCode::from(1),
+    }
+}
+
+fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
+    let arch = arch(&args.arch)?;
+    // Build into the cache, keyed by the program text, the options and the architecture.
+    let source = std::fs::read(&args.file).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", args.file.display());
+        Failure::User
+    })?;
+    let key = fnv1a(&[
+        &source,
+        args.codegen.block_size.to_string().as_bytes(),
+        arch.as_bytes(),
+        env!("CARGO_PKG_VERSION").as_bytes(),
+    ]);
+    let dir = toolchain::cache_dir().join("build");
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        eprintln!("error: cannot create {}: {e}", dir.display());
+        Failure::User
+    })?;
+    let exe = dir.join(format!("{}-{key:016x}", program_name(&args.file)));
+    if !exe.is_file() {
+        build_to(&args.file, &args.codegen, &arch, &exe)?;
+    }
+    let graph = prepare_graph(args)?;
+    let status = std::process::Command::new(&exe)
+        .arg(&graph)
+        .args(&args.program_args)
+        .status()
+        .map_err(|e| {
+            eprintln!("error: cannot run {}: {e}", exe.display());
+            Failure::User
+        })?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(c) => ExitCode::from(u8::try_from(c).unwrap_or(1)),
+        None => ExitCode::from(1),
+    })
+}
+
+/// The graph as the program needs it: a `.gr` file, symmetrized and weighted if the program
+/// asks for that. Converted graphs are cached, keyed by the input's path, size, modification
+/// time and the conversion.
+fn prepare_graph(args: &RunArgs) -> Result<PathBuf, Failure> {
+    let mut sources = SourceMap::new();
+    let (program, _info) = check_file(&mut sources, &args.file)?;
+    let needs = irgl_cuda::graph_needs(&program);
+    let is_gr = args.graph.extension().is_some_and(|e| e == "gr");
+    if is_gr && !needs.symmetric && !needs.simple && !needs.weights {
+        return Ok(args.graph.clone());
+    }
+    let meta = std::fs::metadata(&args.graph).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", args.graph.display());
+        Failure::User
+    })?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    let key = fnv1a(&[
+        args.graph.display().to_string().as_bytes(),
+        &meta.len().to_le_bytes(),
+        &mtime.to_le_bytes(),
+        format!("{needs:?} {}", args.weights_seed).as_bytes(),
+    ]);
+    let dir = toolchain::cache_dir().join("graphs");
+    let out = dir.join(format!("{key:016x}.gr"));
+    if out.is_file() {
+        return Ok(out);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        eprintln!("error: cannot create {}: {e}", dir.display());
+        Failure::User
+    })?;
+    convert(&args.graph, &out, &needs, args.weights_seed).map_err(|e| {
+        eprintln!("error: {e}");
+        Failure::User
+    })?;
+    Ok(out)
+}
+
+/// Converts `input` to a `.gr` at `out` with what the program needs.
+fn convert(
+    input: &Path,
+    out: &Path,
+    needs: &irgl_cuda::GraphNeeds,
+    seed: u64,
+) -> Result<(), irgl_graph::GraphError> {
+    use irgl_graph::format::snap::SnapIds;
+    use irgl_graph::load::LoadOptions;
+    use irgl_graph::transform::TransformOptions;
+    let opts = LoadOptions {
+        format: None,
+        snap_ids: SnapIds::Remap,
+    };
+    let loaded = irgl_graph::load::load(input, &opts, &irgl_graph::NoProgress)?;
+    let transform = TransformOptions {
+        drop_self_loops: needs.simple,
+        symmetrize: needs.symmetric,
+        dedup: needs.simple,
+        weights_seed: (needs.weights && loaded.csr.weights.is_none()).then_some(seed),
+    };
+    let (g, notes) = irgl_graph::transform::apply(loaded.csr, &transform);
+    for note in notes {
+        eprintln!("note: {note}");
+    }
+    let tmp = out.with_extension("tmp");
+    let file = std::fs::File::create(&tmp).map_err(|e| io_error(&tmp, e))?;
+    irgl_graph::format::gr::write(&g, std::io::BufWriter::new(file))
+        .map_err(|e| io_error(&tmp, e))?;
+    std::fs::rename(&tmp, out).map_err(|e| io_error(out, e))?;
+    Ok(())
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> irgl_graph::GraphError {
+    irgl_graph::GraphError::Io {
+        path: path.display().to_string(),
+        source: e,
+    }
+}

@@ -1,0 +1,488 @@
+//! `irglc graph ...`: convert graphs to `.gr`, describe them, generate them.
+//!
+//! All file and terminal I/O of the graph tools lives here and in `verify_cmd.rs`; the work is
+//! done by the `irgl-graph` crate. Progress bars go to stderr and are hidden when stderr is not
+//! a terminal. Exit status: 0 success, 1 a problem with the input, 2 an internal error.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use irgl_graph::format::{gr, snap, snap::SnapIds};
+use irgl_graph::generate::{self, RmatParams};
+use irgl_graph::load::{self, Format, LoadOptions};
+use irgl_graph::progress::Unit;
+use irgl_graph::stats;
+use irgl_graph::transform::{self, TransformOptions};
+use irgl_graph::{Csr, GraphError, Progress};
+
+#[derive(clap::Subcommand)]
+pub enum GraphCommand {
+    /// Convert a graph (.gr, DIMACS, Matrix Market, SNAP, METIS; optionally .gz) to Galois .gr v1.
+    ///
+    /// Each node's neighbours are always sorted by destination. Writes a SNAP edge list instead
+    /// when OUT ends in .txt or .el.
+    Convert(ConvertArgs),
+    /// Describe a graph: counts, degrees, symmetry, components, estimated diameter, memory.
+    Info(InfoArgs),
+    /// Generate a graph (deterministic for a given seed).
+    #[command(subcommand)]
+    Gen(GenCommand),
+}
+
+/// How to read an input graph.
+#[derive(clap::Args, Clone)]
+pub struct InputOptions {
+    /// Input format, instead of guessing from the file name: gr, dimacs, mtx, snap, metis.
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+    /// SNAP input: keep ids as they are (nodes 0..=max id) instead of renumbering them densely
+    /// in increasing order.
+    #[arg(long)]
+    pub keep_ids: bool,
+}
+
+impl InputOptions {
+    pub(crate) fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            format: self.format,
+            snap_ids: if self.keep_ids {
+                SnapIds::Keep
+            } else {
+                SnapIds::Remap
+            },
+        }
+    }
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    Format::from_name(s)
+        .ok_or_else(|| format!("unknown format `{s}`: expected gr, dimacs, mtx, snap or metis"))
+}
+
+/// Transformations applied before writing.
+#[derive(clap::Args, Clone)]
+pub struct TransformArgs {
+    /// Add the reverse of every edge (parallel edges are merged, keeping the smallest weight).
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// Drop edges from a node to itself.
+    #[arg(long)]
+    pub drop_self_loops: bool,
+    /// Merge parallel edges, keeping the smallest weight.
+    #[arg(long)]
+    pub dedup: bool,
+    /// Where the input has no weights, add uniform integer weights in [1, 100] derived from
+    /// SEED (both directions of an edge get the same weight).
+    #[arg(long, value_name = "SEED")]
+    pub weights: Option<u64>,
+}
+
+impl TransformArgs {
+    fn options(&self) -> TransformOptions {
+        TransformOptions {
+            drop_self_loops: self.drop_self_loops,
+            symmetrize: self.symmetrize,
+            dedup: self.dedup,
+            weights_seed: self.weights,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// The graph to convert.
+    pub input: PathBuf,
+    /// Where to write the .gr file.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub input_options: InputOptions,
+    #[command(flatten)]
+    pub transform: TransformArgs,
+}
+
+#[derive(clap::Args)]
+pub struct InfoArgs {
+    /// The graph to describe.
+    pub graph: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Seed choosing where the diameter sweeps start.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub input_options: InputOptions,
+}
+
+/// Where and how to write a generated graph.
+#[derive(clap::Args)]
+pub struct GenOutput {
+    /// Where to write the .gr file (a SNAP edge list if it ends in .txt or .el).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub transform: TransformArgs,
+}
+
+#[derive(clap::Subcommand)]
+pub enum GenCommand {
+    /// RMAT/Kronecker graph with Graph500 parameters: 2^scale nodes, edge-factor * 2^scale
+    /// directed edges (duplicates and self-loops kept unless removed with the options).
+    Rmat {
+        #[arg(long)]
+        scale: u32,
+        #[arg(long, default_value_t = 16)]
+        edge_factor: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Probability of the top-left quadrant.
+        #[arg(long, default_value_t = 0.57)]
+        a: f64,
+        /// Probability of the top-right quadrant.
+        #[arg(long, default_value_t = 0.19)]
+        b: f64,
+        /// Probability of the bottom-left quadrant.
+        #[arg(long, default_value_t = 0.19)]
+        c: f64,
+        #[command(flatten)]
+        out: GenOutput,
+    },
+    /// A rows x cols 4-neighbour grid, both directions of every edge.
+    Grid {
+        #[arg(long)]
+        rows: u32,
+        #[arg(long)]
+        cols: u32,
+        #[command(flatten)]
+        out: GenOutput,
+    },
+    /// Uniform random directed edges (endpoints drawn with replacement).
+    Random {
+        #[arg(long)]
+        nodes: u32,
+        #[arg(long)]
+        edges: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        out: GenOutput,
+    },
+    /// Random points in the unit square and their Delaunay triangulation; writes the mesh's
+    /// edge graph (symmetric).
+    Mesh {
+        #[arg(long)]
+        points: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also write PREFIX.node and PREFIX.ele (Triangle's formats) for mesh refinement.
+        #[arg(long, value_name = "PREFIX")]
+        mesh_out: Option<PathBuf>,
+        #[command(flatten)]
+        out: GenOutput,
+    },
+}
+
+pub fn run(cmd: GraphCommand) -> ExitCode {
+    let result = match cmd {
+        GraphCommand::Convert(args) => convert(args),
+        GraphCommand::Info(args) => info(args),
+        GraphCommand::Gen(g) => gen_graph(g),
+    };
+    finish(result)
+}
+
+/// Prints an error and chooses the exit status.
+pub(crate) fn finish(result: Result<ExitCode, GraphError>) -> ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            if e.to_string().contains("internal error") {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+/// Progress bars on stderr, hidden when stderr is not a terminal.
+pub(crate) struct Bars {
+    current: RefCell<Option<ProgressBar>>,
+    visible: bool,
+}
+
+impl Bars {
+    pub(crate) fn new() -> Self {
+        Bars {
+            current: RefCell::new(None),
+            visible: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn start(&self, phase: &str, total: Option<u64>, unit: Unit) {
+        let bar = match total {
+            Some(t) => ProgressBar::new(t),
+            None => ProgressBar::new_spinner(),
+        };
+        bar.set_draw_target(if self.visible {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let template = match (total.is_some(), unit) {
+            (true, Unit::Bytes) => {
+                "{msg:>12} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}"
+            }
+            (true, Unit::Items) => {
+                "{msg:>12} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}"
+            }
+            (false, _) => "{msg:>12} {spinner} {elapsed}",
+        };
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(phase.to_string());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        if let Some(old) = self.current.replace(Some(bar)) {
+            old.finish_and_clear();
+        }
+    }
+
+    fn set(&self, done: u64) {
+        if let Some(bar) = &*self.current.borrow() {
+            bar.set_position(done);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.current.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Loads a graph, printing the loader's notes to stderr.
+pub(crate) fn load_graph(path: &Path, opts: &InputOptions) -> Result<(Csr, Format), GraphError> {
+    let bars = Bars::new();
+    let loaded = load::load(path, &opts.load_options(), &bars)?;
+    for note in &loaded.notes {
+        eprintln!("note: {note}");
+    }
+    Ok((loaded.csr, loaded.format))
+}
+
+fn write_graph(g: &Csr, path: &Path) -> Result<(), GraphError> {
+    let name = path.display().to_string();
+    let snap_out = matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("txt" | "el")
+    );
+    if !snap_out {
+        gr::check_writable(g)?;
+    }
+    let file = File::create(path).map_err(|e| GraphError::Io {
+        path: name.clone(),
+        source: e,
+    })?;
+    let result = if snap_out {
+        snap::write(g, BufWriter::with_capacity(1 << 20, file))
+    } else {
+        gr::write(g, file)
+    };
+    result.map_err(|e| GraphError::Io {
+        path: name,
+        source: e,
+    })
+}
+
+fn transform_and_write(g: Csr, t: &TransformArgs, out: &Path) -> Result<Csr, GraphError> {
+    let (g, notes) = transform::apply(g, &t.options());
+    for note in notes {
+        eprintln!("note: {note}");
+    }
+    write_graph(&g, out)?;
+    Ok(g)
+}
+
+fn convert(args: ConvertArgs) -> Result<ExitCode, GraphError> {
+    let start = Instant::now();
+    let (g, format) = load_graph(&args.input, &args.input_options)?;
+    let read_s = start.elapsed().as_secs_f64();
+    let g = transform_and_write(g, &args.transform, &args.output)?;
+    let total = start.elapsed().as_secs_f64();
+    eprintln!(
+        "converted {} ({}) to {}: {} nodes, {} edges{} in {total:.2} s (read {read_s:.2} s), {:.3e} edges/s",
+        args.input.display(),
+        format.name(),
+        args.output.display(),
+        g.n,
+        g.num_edges(),
+        if g.weights.is_some() {
+            ", weighted"
+        } else {
+            ""
+        },
+        g.num_edges() as f64 / total.max(1e-9)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn info(args: InfoArgs) -> Result<ExitCode, GraphError> {
+    let (g, format) = load_graph(&args.graph, &args.input_options)?;
+    let s = stats::describe(&g, args.seed);
+    let name = args.graph.display().to_string();
+    let weights = s.weight_range.map(|(a, b)| format!("{a}..={b}"));
+    if args.json {
+        let v = serde_json::json!({
+            "file": name,
+            "format": format.name(),
+            "nodes": s.nodes,
+            "edges": s.edges,
+            "undirected_edges": s.undirected_edges,
+            "symmetric": s.symmetric,
+            "sorted": s.sorted,
+            "self_loops": s.self_loops,
+            "duplicate_edges": s.duplicate_edges,
+            "weighted": s.weighted,
+            "weight_min": s.weight_range.map(|w| w.0),
+            "weight_max": s.weight_range.map(|w| w.1),
+            "degree": {
+                "min": s.degree_min,
+                "max": s.degree_max,
+                "mean": s.degree_mean,
+                "median": s.degree_median,
+            },
+            "isolated_nodes": s.isolated_nodes,
+            "components": s.components,
+            "diameter_estimate": s.diameter_estimate,
+            "memory_bytes": s.memory_bytes,
+        });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        let lines = [
+            ("file", format!("{name} ({})", format.name())),
+            ("nodes", s.nodes.to_string()),
+            ("edges", format!("{} (arcs as stored)", s.edges)),
+            (
+                "undirected edges",
+                format!(
+                    "{} (distinct pairs u != v, either direction)",
+                    s.undirected_edges
+                ),
+            ),
+            ("symmetric", yes(s.symmetric).to_string()),
+            ("sorted", yes(s.sorted).to_string()),
+            ("self-loops", s.self_loops.to_string()),
+            ("duplicate edges", s.duplicate_edges.to_string()),
+            ("weights", weights.unwrap_or_else(|| "none".into())),
+            (
+                "out-degree",
+                format!(
+                    "min {}, max {}, mean {:.2}, median {}",
+                    s.degree_min, s.degree_max, s.degree_mean, s.degree_median
+                ),
+            ),
+            ("isolated nodes", s.isolated_nodes.to_string()),
+            (
+                "components",
+                format!("{} (taken as undirected)", s.components),
+            ),
+            (
+                "diameter",
+                format!(
+                    ">= {} (estimate: {} BFS sweeps, taken as undirected)",
+                    s.diameter_estimate,
+                    stats::DIAMETER_SWEEPS
+                ),
+            ),
+            ("memory", format!("{} bytes (CSR)", s.memory_bytes)),
+        ];
+        let mut out = std::io::stdout().lock();
+        for (k, v) in lines {
+            let _ = writeln!(out, "{:<17} {v}", format!("{k}:"));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn gen_graph(cmd: GenCommand) -> Result<ExitCode, GraphError> {
+    let start = Instant::now();
+    let bars = Bars::new();
+    let (g, out) = match cmd {
+        GenCommand::Rmat {
+            scale,
+            edge_factor,
+            seed,
+            a,
+            b,
+            c,
+            out,
+        } => {
+            let list = generate::rmat(scale, edge_factor, RmatParams { a, b, c }, seed, &bars)?;
+            (Csr::from_edge_list(list), out)
+        }
+        GenCommand::Grid { rows, cols, out } => {
+            (Csr::from_edge_list(generate::grid(rows, cols)?), out)
+        }
+        GenCommand::Random {
+            nodes,
+            edges,
+            seed,
+            out,
+        } => (
+            Csr::from_edge_list(generate::uniform(nodes, edges, seed)?),
+            out,
+        ),
+        GenCommand::Mesh {
+            points,
+            seed,
+            mesh_out,
+            out,
+        } => {
+            let mesh = generate::mesh(points, seed)?;
+            if let Some(prefix) = mesh_out {
+                for (ext, ele) in [("node", false), ("ele", true)] {
+                    let path = prefix.with_extension(ext);
+                    let name = path.display().to_string();
+                    let io_err = |e| GraphError::Io {
+                        path: name.clone(),
+                        source: e,
+                    };
+                    let file = BufWriter::new(File::create(&path).map_err(io_err)?);
+                    let written = if ele {
+                        mesh.write_ele(file)
+                    } else {
+                        mesh.write_node(file)
+                    };
+                    written.map_err(io_err)?;
+                }
+                eprintln!("note: wrote {} triangles", mesh.triangles.len());
+            }
+            (mesh.edge_graph(), out)
+        }
+    };
+    let g = transform_and_write(g, &out.transform, &out.output)?;
+    eprintln!(
+        "generated {}: {} nodes, {} edges{} in {:.2} s",
+        out.output.display(),
+        g.n,
+        g.num_edges(),
+        if g.weights.is_some() {
+            ", weighted"
+        } else {
+            ""
+        },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,218 @@
+//! `irglc`: the command-line entry point. All file, process and terminal I/O of the
+//! compiler happens here; the crates behind it are pure.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use irgl_diagnostics::{Diagnostic, SourceMap};
+
+mod build_cmd;
+mod graph_cmd;
+mod report;
+mod toolchain;
+mod verify_cmd;
+
+/// The IrGL compiler: checks IrGL graph programs and compiles them to CUDA.
+///
+/// Exit status: 0 success, 1 a problem with your input (a program with errors, a bad
+/// graph file, a mismatch found by `verify`), 2 an internal error of irglc.
+#[derive(Parser)]
+#[command(name = "irglc", version, about, long_about = None)]
+#[command(
+    after_help = "Start with `irglc check programs/bfs.irgl`; the language is described in docs/language.md."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and check programs, reporting every error found.
+    Check {
+        /// The `.irgl` files to check.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Rewrite programs in the canonical layout (comments are kept).
+    Fmt {
+        /// The `.irgl` files to format.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Do not write; exit with status 1 if a file is not formatted.
+        #[arg(long)]
+        check: bool,
+        /// Print the formatted program instead of rewriting the file.
+        #[arg(long, conflicts_with = "check")]
+        stdout: bool,
+    },
+    /// Print an internal representation of a program.
+    Emit {
+        /// What to print.
+        what: EmitKind,
+        /// The `.irgl` file.
+        file: PathBuf,
+    },
+    /// Compile a program to CUDA source.
+    Compile(build_cmd::CompileArgs),
+    /// Compile a program to an executable with nvcc.
+    Build(build_cmd::BuildArgs),
+    /// Build a program (cached) and run it on a graph, converting the graph if needed.
+    Run(build_cmd::RunArgs),
+    /// Graph tools: convert between formats, describe, generate.
+    #[command(subcommand)]
+    Graph(graph_cmd::GraphCommand),
+    /// Compare a program's output file with the CPU reference.
+    Verify(verify_cmd::VerifyArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EmitKind {
+    /// The syntax tree, one declaration or statement a line, expressions as S-expressions.
+    Ast,
+}
+
+/// The outcome of a command that did not succeed.
+pub(crate) enum Failure {
+    /// The user's input is wrong; already reported.
+    User,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = std::panic::catch_unwind(|| run(cli));
+    match outcome {
+        Ok(code) => code,
+        Err(_) => {
+            eprintln!(
+                "error: internal compiler error (a bug in irglc); please report it with the input that caused it"
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Command::Check { files } => check(&files),
+        Command::Fmt {
+            files,
+            check,
+            stdout,
+        } => fmt(&files, check, stdout),
+        Command::Emit { what, file } => emit(what, &file),
+        Command::Compile(args) => build_cmd::compile(&args),
+        Command::Build(args) => build_cmd::build(&args),
+        Command::Run(args) => return build_cmd::run(&args),
+        Command::Graph(cmd) => return graph_cmd::run(cmd),
+        Command::Verify(args) => return verify_cmd::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::User) => ExitCode::from(1),
+    }
+}
+
+/// Reads a source file into the map, reporting I/O errors.
+pub(crate) fn load(
+    sources: &mut SourceMap,
+    path: &PathBuf,
+) -> Result<irgl_diagnostics::FileId, Failure> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(sources.add(path.display().to_string(), text)),
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            Err(Failure::User)
+        }
+    }
+}
+
+/// Parses and checks one file; prints its diagnostics; returns whether it had no errors.
+pub(crate) fn check_file(
+    sources: &mut SourceMap,
+    path: &PathBuf,
+) -> Result<(irgl_syntax::ast::Program, irgl_check::ProgramInfo), Failure> {
+    let file = load(sources, path)?;
+    let text = sources
+        .get(file)
+        .map(|f| f.text.clone())
+        .unwrap_or_default();
+    let (program, mut diags) = irgl_syntax::parse(file, &text);
+    if diags.iter().any(Diagnostic::is_error) {
+        report::eprint(&diags, sources);
+        return Err(Failure::User);
+    }
+    let (info, check_diags) = irgl_check::check(&program);
+    diags.extend(check_diags);
+    report::eprint(&diags, sources);
+    if diags.iter().any(Diagnostic::is_error) {
+        Err(Failure::User)
+    } else {
+        Ok((program, info))
+    }
+}
+
+fn check(files: &[PathBuf]) -> Result<(), Failure> {
+    let mut sources = SourceMap::new();
+    let mut failed = 0;
+    for path in files {
+        if check_file(&mut sources, path).is_err() {
+            failed += 1;
+        }
+    }
+    if failed > 0 {
+        eprintln!("{failed} of {} file(s) have errors", files.len());
+        Err(Failure::User)
+    } else {
+        eprintln!("{} file(s) checked, no errors", files.len());
+        Ok(())
+    }
+}
+
+fn fmt(files: &[PathBuf], check: bool, stdout: bool) -> Result<(), Failure> {
+    let mut sources = SourceMap::new();
+    let mut failed = false;
+    for path in files {
+        let file = load(&mut sources, path)?;
+        let text = sources
+            .get(file)
+            .map(|f| f.text.clone())
+            .unwrap_or_default();
+        let formatted = match irgl_syntax::print::format_source(file, &text) {
+            Ok(f) => f,
+            Err(diags) => {
+                report::eprint(&diags, &sources);
+                failed = true;
+                continue;
+            }
+        };
+        if stdout {
+            print!("{formatted}");
+        } else if check {
+            if formatted != text {
+                eprintln!(
+                    "{}: not formatted (run `irglc fmt {}`)",
+                    path.display(),
+                    path.display()
+                );
+                failed = true;
+            }
+        } else if formatted != text {
+            if let Err(e) = std::fs::write(path, &formatted) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                failed = true;
+            }
+        }
+    }
+    if failed { Err(Failure::User) } else { Ok(()) }
+}
+
+fn emit(what: EmitKind, path: &PathBuf) -> Result<(), Failure> {
+    let mut sources = SourceMap::new();
+    let (program, _info) = check_file(&mut sources, path)?;
+    match what {
+        EmitKind::Ast => print!("{}", irgl_syntax::dump::dump_program(&program)),
+    }
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! Finding and driving the CUDA toolchain: nvcc, the GPU's architecture (through cudarc), the
+//! embedded device runtime, and the build cache.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+include!(concat!(env!("OUT_DIR"), "/runtime_headers.rs"));
+
+/// The CUDA compiler and the library folders it links with.
+pub struct Toolchain {
+    pub nvcc: PathBuf,
+    pub lib_dirs: Vec<PathBuf>,
+}
+
+/// Looks for nvcc: `$IRGLC_NVCC`, then `.venv-cuda` (scripts/install-cuda.sh) in the current
+/// folder or above, then `nvcc` on `PATH`, then `/usr/local/cuda/bin/nvcc`.
+pub fn find_toolchain() -> Result<Toolchain, String> {
+    let mut candidates = Vec::new();
+    if let Some(p) = std::env::var_os("IRGLC_NVCC") {
+        candidates.push(PathBuf::from(p));
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        for dir in cwd.ancestors() {
+            candidates.extend(venv_nvcc(&dir.join(".venv-cuda")));
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|d| d.join("nvcc")));
+    }
+    candidates.push(PathBuf::from("/usr/local/cuda/bin/nvcc"));
+    let nvcc = candidates.into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        "no CUDA compiler found: install one with `scripts/install-cuda.sh` (nvcc from PyPI into \
+         .venv-cuda), put nvcc on PATH, or set IRGLC_NVCC=/path/to/nvcc"
+            .to_string()
+    })?;
+    // The PyPI toolkit keeps its libraries beside bin/ in lib/.
+    let lib_dirs = ["../lib", "../lib64"]
+        .iter()
+        .filter_map(|rel| nvcc.parent().map(|b| b.join(rel)))
+        .filter(|d| d.is_dir())
+        .collect();
+    Ok(Toolchain { nvcc, lib_dirs })
+}
+
+fn venv_nvcc(venv: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(venv.join("lib")) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("site-packages/nvidia/cu13/bin/nvcc"))
+        .collect()
+}
+
+/// The GPU of this machine, as nvcc's architecture name (`sm_90`) and the device's name.
+pub fn detect_gpu() -> Result<(String, String), String> {
+    // cudarc panics if the driver library cannot be loaded, so ask first.
+    // SAFETY: only tries to open the driver's shared library.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err("no CUDA driver on this machine (libcuda not found)".to_string());
+    }
+    let count = cudarc::driver::CudaContext::device_count().map_err(|e| format!("CUDA: {e}"))?;
+    if count == 0 {
+        return Err("the CUDA driver reports no GPU".to_string());
+    }
+    let ctx = cudarc::driver::CudaContext::new(0).map_err(|e| format!("CUDA: {e}"))?;
+    let (major, minor) = ctx.compute_capability().map_err(|e| format!("CUDA: {e}"))?;
+    let name = ctx.name().unwrap_or_else(|_| "unknown GPU".to_string());
+    Ok((format!("sm_{major}{minor}"), name))
+}
+
+/// Where irglc keeps built programs and converted graphs: `$IRGLC_CACHE`, else
+/// `$XDG_CACHE_HOME/irglc`, else `~/.cache/irglc`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("IRGLC_CACHE") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("irglc");
+    }
+    match std::env::var_os("HOME") {
+        Some(h) => PathBuf::from(h).join(".cache/irglc"),
+        None => std::env::temp_dir().join("irglc-cache"),
+    }
+}
+
+/// A stable 64-bit FNV-1a hash, for cache keys.
+pub fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Writes the embedded runtime headers under the cache (once per content) and returns the
+/// include folder to pass to nvcc.
+pub fn runtime_include_dir() -> Result<PathBuf, String> {
+    let parts: Vec<&[u8]> = RUNTIME_HEADERS
+        .iter()
+        .flat_map(|(n, c)| [n.as_bytes(), c.as_bytes()])
+        .collect();
+    let dir = cache_dir().join(format!("runtime-{:016x}", fnv1a(&parts)));
+    let irgl = dir.join("irgl");
+    if !irgl.join("runtime.cuh").is_file() {
+        std::fs::create_dir_all(&irgl)
+            .map_err(|e| format!("cannot create {}: {e}", irgl.display()))?;
+        for (name, contents) in RUNTIME_HEADERS {
+            let path = irgl.join(name);
+            std::fs::write(&path, contents)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
+    Ok(dir)
+}
+
+/// Compiles one `.cu` file into an executable. On failure returns nvcc's output.
+pub fn nvcc_build(tc: &Toolchain, cu: &Path, out: &Path, arch: &str) -> Result<(), String> {
+    let include = runtime_include_dir()?;
+    let mut cmd = Command::new(&tc.nvcc);
+    cmd.arg(format!("-arch={arch}"))
+        .args(["-O3", "-std=c++17", "-lineinfo"])
+        .arg("-I")
+        .arg(&include)
+        .arg(cu)
+        .arg("-o")
+        .arg(out);
+    for d in &tc.lib_dirs {
+        cmd.arg("-L").arg(d);
+    }
+    let output = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", tc.nvcc.display()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "nvcc failed on {}:\n{}{}",
+            cu.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
