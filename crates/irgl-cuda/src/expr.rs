@@ -63,6 +63,10 @@ impl Ctx<'_> {
                 let i = self.expr(index, side);
                 match side {
                     Side::Device => format!("{}.{}[{i}]", cpp(&base.name), cpp(&prop.name)),
+                    // The input property is the graph file's edge data, also kept on the host.
+                    Side::Host if self.is_input_prop(e) => {
+                        format!("irgl::host_edge_data(h.hg, {i})")
+                    }
                     Side::Host => format!("read_element(h.{}, {i})", cpp(&prop.name)),
                 }
             }
@@ -91,6 +95,11 @@ impl Ctx<'_> {
                 format!("reduce_{}(h{args}, {kind})", cpp(&call.kernel.name))
             }
         }
+    }
+
+    /// Whether `e` is an element of the `input` edge property.
+    fn is_input_prop(&self, e: &Expr) -> bool {
+        matches!(self.info.resolution(e.id), Some(Resolution::EdgeProperty(p)) if self.info.prop(p).is_some_and(|p| p.input))
     }
 
     /// An expression in a position that brings its own parentheses (`if (...)`).
@@ -122,7 +131,7 @@ impl Ctx<'_> {
             out.push_str(&format!(
                 "static_cast<{}>({})",
                 c_type(param.ty.kind),
-                self.expr(arg, Side::Host)
+                self.cond(arg, Side::Host)
             ));
         }
         out
@@ -150,11 +159,11 @@ impl Ctx<'_> {
             parts.extend(
                 args[1..]
                     .iter()
-                    .map(|a| format!("static_cast<{ty}>({})", self.expr(a, side))),
+                    .map(|a| format!("static_cast<{ty}>({})", self.cond(a, side))),
             );
             return format!("irgl::atomic_{op}({})", parts.join(", "));
         }
-        let args_s: Vec<String> = args.iter().map(|a| self.expr(a, side)).collect();
+        let args_s: Vec<String> = args.iter().map(|a| self.cond(a, side)).collect();
         let is_float = matches!(self.ty(e), TypeKind::F32 | TypeKind::F64);
         let is_f32 = self.ty(e) == TypeKind::F32;
         match func {

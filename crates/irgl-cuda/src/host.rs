@@ -78,7 +78,8 @@ impl Ctx<'_> {
         };
         if facts.cooperative {
             w.line(format!(
-                "irgl::launch_cooperative(\"{}\", {name}, static_cast<int>(h.grid_cap), BLOCK, 0, {args});",
+                // All resident blocks (0), no dynamic shared memory, the default stream.
+                "irgl::launch_cooperative(\"{}\", {name}, 0, BLOCK, 0, 0, {args});",
                 k.name.name
             ));
         } else if facts.has_forall {
@@ -164,8 +165,12 @@ impl Ctx<'_> {
                 w.close("}");
             }
             StmtKind::While { cond, body } => {
-                let head = format!("while ({}) ", self.cond(cond, hs));
-                self.host_block(w, &head, body, pipes);
+                w.open(format!("while ({}) {{", self.cond(cond, hs)));
+                if launches(body) {
+                    w.line("++h.iterations;");
+                }
+                self.host_stmts(w, body, pipes);
+                w.close("}");
             }
             StmtKind::For {
                 init,
@@ -271,8 +276,6 @@ impl Ctx<'_> {
         let _ = pipes;
         if facts.uses_worklist {
             w.open("if (h.wl.in().size() != 0) {");
-        } else {
-            w.open("{");
         }
         w.open("while (true) {");
         let verb = if facts.uses_worklist {
@@ -308,7 +311,9 @@ impl Ctx<'_> {
             self.host_stmts(w, step, pipes);
         }
         w.close("}");
-        w.close("}");
+        if facts.uses_worklist {
+            w.close("}");
+        }
         w.close("}");
     }
 
@@ -340,4 +345,35 @@ impl Ctx<'_> {
             _ => w.line(format!("{} {} {v};", self.expr(target, hs), op.spelling())),
         }
     }
+}
+
+/// Whether a host block launches a kernel: its loop then counts as iterations of the run.
+fn launches(b: &Block) -> bool {
+    fn expr(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Invoke { .. } => true,
+            ExprKind::Unary { operand, .. } => expr(operand),
+            ExprKind::Binary { lhs, rhs, .. } => expr(lhs) || expr(rhs),
+            ExprKind::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } => expr(cond) || expr(then_expr) || expr(else_expr),
+            ExprKind::Cast { expr: x, .. } => expr(x),
+            _ => false,
+        }
+    }
+    b.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Invoke(_) | StmtKind::Iterate { .. } | StmtKind::Pipe { .. } => true,
+        StmtKind::Let { init: e, .. } | StmtKind::Expr(e) => expr(e),
+        StmtKind::Assign { value, .. } => expr(value),
+        StmtKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => expr(cond) || launches(then_block) || else_block.as_ref().is_some_and(launches),
+        StmtKind::While { cond, body } => expr(cond) || launches(body),
+        StmtKind::For { body, .. } | StmtKind::Block(body) => launches(body),
+        _ => false,
+    })
 }

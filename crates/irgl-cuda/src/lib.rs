@@ -248,6 +248,8 @@ struct OutputDef {
     name: String,
     irgl_ty: String,
     on_edges: bool,
+    /// The `input` edge property: no DeviceArray of its own, it lives in the graph.
+    input: bool,
 }
 
 #[derive(Template)]
@@ -292,7 +294,7 @@ pub fn emit_program(program: &Program, info: &ProgramInfo, opts: &EmitOptions) -
         output_scalars: Vec::new(),
         output_arrays: Vec::new(),
     };
-    let mut prop_types: HashMap<&str, (TypeKind, bool)> = HashMap::new();
+    let mut prop_types: HashMap<&str, (TypeKind, bool, bool)> = HashMap::new();
     let mut global_types: HashMap<&str, TypeKind> = HashMap::new();
     for c in &info.consts {
         t.consts.push(Decl {
@@ -335,7 +337,7 @@ pub fn emit_program(program: &Program, info: &ProgramInfo, opts: &EmitOptions) -
             ItemKind::Graph(g) => {
                 for p in &g.props {
                     let on_edges = p.owner == PropOwner::Edge;
-                    prop_types.insert(p.name.name.as_str(), (p.ty.kind, on_edges));
+                    prop_types.insert(p.name.name.as_str(), (p.ty.kind, on_edges, p.input));
                     t.needs_edge_data |= p.input;
                     t.props.push(PropDef {
                         ty: c_type(p.ty.kind).to_string(),
@@ -365,12 +367,14 @@ pub fn emit_program(program: &Program, info: &ProgramInfo, opts: &EmitOptions) -
                         name: names::cpp(&n.name).into_owned(),
                         irgl_ty: ty.spelling().to_string(),
                         on_edges: false,
+                        input: false,
                     });
-                } else if let Some(&(ty, on_edges)) = prop_types.get(n.name.as_str()) {
+                } else if let Some(&(ty, on_edges, input)) = prop_types.get(n.name.as_str()) {
                     t.output_arrays.push(OutputDef {
                         name: names::cpp(&n.name).into_owned(),
                         irgl_ty: ty.spelling().to_string(),
                         on_edges,
+                        input,
                     });
                 }
             }

@@ -151,6 +151,15 @@ static int run(int argc, char** argv) {
     return 1;
   }
 {%- endif %}
+  {
+    int devices = 0;
+    const cudaError_t err = cudaGetDeviceCount(&devices);
+    if (err != cudaSuccess || devices == 0) {
+      std::fprintf(stderr, "error: no CUDA GPU available to run {{ program }} (%s)\n",
+                   err != cudaSuccess ? cudaGetErrorString(err) : "the driver reports none");
+      return 1;
+    }
+  }
   uint64_t capacity = args.get<uint64_t>("wl-capacity");
   if (capacity == 0) capacity = 2ull * hg.nedges + hg.nnodes + 1024;
   if (capacity > 0xffffffffull) capacity = 0xffffffffull;
@@ -184,7 +193,12 @@ static int run(int argc, char** argv) {
 {%- endfor %}
 {%- for o in output_arrays %}
   {
+{%- if o.input %}
+    std::vector<uint32_t> values(h.hg.nedges);
+    IRGL_CHECK(cudaMemcpy(values.data(), h.g.{{ o.name }}, values.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+{%- else %}
     auto values = h.{{ o.name }}.to_host();
+{%- endif %}
     out.{% if o.on_edges %}edge_array{% else %}node_array{% endif %}("{{ o.name }}", values.data(), values.size(), "{{ o.irgl_ty }}");
   }
 {%- endfor %}

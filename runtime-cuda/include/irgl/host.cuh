@@ -471,7 +471,7 @@ struct RunRecord {
   uint64_t nodes = 0;
   uint64_t edges = 0;
   double time_ms = 0.0;          ///< algorithm time (loading and copies excluded)
-  uint64_t iterations = 0;       ///< kernel iterations (Iterate/Pipe rounds)
+  uint64_t iterations = 0;       ///< rounds of the host loops that launch kernels, summed
   std::string options_json = "{}";  ///< a JSON object, e.g. ArgParser::options_json()
   std::string device;            ///< e.g. device_name()
 };

@@ -134,5 +134,10 @@ inline uint32_t host_dst(const HostGraph& g, uint64_t e) {
   check_edge(e, g.nedges, "g.dst");
   return g.edge_dst[e];
 }
+/// The graph file's value of edge e (the program's `input` edge property), from `main`.
+inline uint32_t host_edge_data(const HostGraph& g, uint64_t e) {
+  check_edge(e, g.nedges, "input edge property");
+  return g.edge_data[e];
+}
 
 }  // namespace irgl

@@ -8,21 +8,30 @@ pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `(program name, generated CUDA)` for every `programs/*.irgl`, in name order.
+/// `(name, generated CUDA)` for every `programs/*.irgl` and every GPU construct test
+/// `tests/gpu/*.irgl` (named `gpu-<file>`), in name order.
 pub fn generated_programs() -> Vec<(String, String)> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(workspace().join("programs"))
-        .expect("programs/ exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "irgl"))
-        .collect();
+    let mut paths: Vec<(String, PathBuf)> = Vec::new();
+    for (dir, prefix) in [("programs", ""), ("tests/gpu", "gpu-")] {
+        for entry in std::fs::read_dir(workspace().join(dir)).expect("the folder exists") {
+            let path = entry.expect("readable entry").path();
+            if path.extension().is_some_and(|e| e == "irgl") {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                paths.push((
+                    format!("{prefix}{stem}"),
+                    PathBuf::from(format!("{dir}/{stem}.irgl")),
+                ));
+            }
+        }
+    }
     paths.sort();
-    assert!(!paths.is_empty(), "no programs found");
+    assert!(paths.len() > 4, "programs missing");
     paths
         .iter()
-        .map(|path| {
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(path).expect("readable program");
-            let rel = format!("programs/{name}.irgl");
+        .map(|(name, rel)| {
+            let name = name.clone();
+            let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
+            let rel = rel.display().to_string();
             let mut sources = SourceMap::new();
             let file = sources.add(rel.clone(), text.clone());
             let (program, mut diags) = irgl_syntax::parse(file, &text);
