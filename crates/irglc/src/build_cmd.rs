@@ -56,6 +56,10 @@ pub struct RunArgs {
     /// Seed of the weights added when the program reads edge weights and the graph has none.
     #[arg(long, default_value_t = 1)]
     pub weights_seed: u64,
+    /// After the run, compare the outputs with this CPU reference (bfs, sssp, cc, pr, tc,
+    /// mis or mst) on the graph the program ran on.
+    #[arg(long, value_name = "FAMILY", value_parser = crate::verify_cmd::parse_program)]
+    pub verify: Option<irgl_graph::verify::Program>,
     #[command(flatten)]
     pub codegen: CodegenArgs,
     /// Flags for the program itself (its params, `--output`, ...), after `--`.
@@ -70,8 +74,13 @@ fn program_name(file: &Path) -> String {
         .unwrap_or_else(|| "program".to_string())
 }
 
-/// Checks and compiles a program to CUDA source text.
-fn generate(file: &PathBuf, codegen: &CodegenArgs, rebuild: String) -> Result<String, Failure> {
+/// Checks and compiles a program to CUDA source text; also returns what the program needs of
+/// its input graph.
+fn generate(
+    file: &PathBuf,
+    codegen: &CodegenArgs,
+    rebuild: String,
+) -> Result<(String, irgl_cuda::GraphNeeds), Failure> {
     let mut sources = SourceMap::new();
     let (program, info) = check_file(&mut sources, file)?;
     let opts = EmitOptions {
@@ -80,7 +89,8 @@ fn generate(file: &PathBuf, codegen: &CodegenArgs, rebuild: String) -> Result<St
         block_size: codegen.block_size,
         rebuild,
     };
-    Ok(irgl_cuda::emit_program(&program, &info, &opts))
+    let cu = irgl_cuda::emit_program(&program, &info, &opts);
+    Ok((cu, irgl_cuda::graph_needs(&program)))
 }
 
 pub fn compile(args: &CompileArgs) -> Result<(), Failure> {
@@ -94,7 +104,7 @@ pub fn compile(args: &CompileArgs) -> Result<(), Failure> {
         args.codegen.block_size,
         out.display()
     );
-    let cu = generate(&args.file, &args.codegen, rebuild)?;
+    let (cu, _) = generate(&args.file, &args.codegen, rebuild)?;
     write(&out, cu.as_bytes())
 }
 
@@ -128,7 +138,12 @@ fn build_to(file: &PathBuf, codegen: &CodegenArgs, arch: &str, out: &Path) -> Re
         codegen.block_size,
         out.display()
     );
-    let cu_text = generate(file, codegen, rebuild)?;
+    let (cu_text, _) = generate(file, codegen, rebuild)?;
+    nvcc(&cu_text, out, arch)
+}
+
+/// Writes `cu_text` beside `out` and compiles it into the executable `out`.
+fn nvcc(cu_text: &str, out: &Path, arch: &str) -> Result<(), Failure> {
     let tc = toolchain::find_toolchain().map_err(|e| {
         eprintln!("error: {e}");
         Failure::User
@@ -159,17 +174,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     let arch = arch(&args.arch)?;
-    // Build into the cache, keyed by the program text, the options and the architecture.
-    let source = std::fs::read(&args.file).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", args.file.display());
-        Failure::User
-    })?;
-    let key = fnv1a(&[
-        &source,
-        args.codegen.block_size.to_string().as_bytes(),
-        arch.as_bytes(),
-        env!("CARGO_PKG_VERSION").as_bytes(),
-    ]);
+    // Build into the cache, keyed by the generated CUDA and the architecture.
+    let rebuild = format!(
+        "irglc run {} --block-size {} --arch {arch}",
+        args.file.display(),
+        args.codegen.block_size
+    );
+    let (cu_text, needs) = generate(&args.file, &args.codegen, rebuild)?;
+    let key = fnv1a(&[cu_text.as_bytes(), arch.as_bytes()]);
     let dir = toolchain::cache_dir().join("build");
     std::fs::create_dir_all(&dir).map_err(|e| {
         eprintln!("error: cannot create {}: {e}", dir.display());
@@ -177,31 +189,53 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     })?;
     let exe = dir.join(format!("{}-{key:016x}", program_name(&args.file)));
     if !exe.is_file() {
-        build_to(&args.file, &args.codegen, &arch, &exe)?;
+        nvcc(&cu_text, &exe, &arch)?;
     }
-    let graph = prepare_graph(args)?;
-    let status = std::process::Command::new(&exe)
-        .arg(&graph)
-        .args(&args.program_args)
-        .status()
-        .map_err(|e| {
-            eprintln!("error: cannot run {}: {e}", exe.display());
-            Failure::User
-        })?;
-    Ok(match status.code() {
-        Some(0) => ExitCode::SUCCESS,
-        Some(c) => ExitCode::from(u8::try_from(c).unwrap_or(1)),
-        None => ExitCode::from(1),
-    })
+    let graph = prepare_graph(args, &needs)?;
+    // The output file: the program's own `--output` if given, else `<program>.out`.
+    let output = args
+        .program_args
+        .iter()
+        .position(|a| a == "--output")
+        .and_then(|i| args.program_args.get(i + 1).cloned())
+        .or_else(|| {
+            args.program_args
+                .iter()
+                .find_map(|a| a.strip_prefix("--output=").map(str::to_string))
+        })
+        .unwrap_or_else(|| format!("{}.out", program_name(&args.file)));
+    let mut cmd = std::process::Command::new(&exe);
+    cmd.arg(&graph).args(&args.program_args);
+    if !args.program_args.iter().any(|a| a.starts_with("--output")) {
+        cmd.args(["--output", &output]);
+    }
+    let status = cmd.status().map_err(|e| {
+        eprintln!("error: cannot run {}: {e}", exe.display());
+        Failure::User
+    })?;
+    match status.code() {
+        Some(0) => {}
+        Some(c) => return Ok(ExitCode::from(u8::try_from(c).unwrap_or(1))),
+        None => return Ok(ExitCode::from(1)),
+    }
+    let Some(family) = args.verify else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    Ok(crate::verify_cmd::run(crate::verify_cmd::VerifyArgs {
+        program: family,
+        graph,
+        output: PathBuf::from(output),
+        input_options: crate::graph_cmd::InputOptions {
+            format: None,
+            keep_ids: false,
+        },
+    }))
 }
 
 /// The graph as the program needs it: a `.gr` file, symmetrized and weighted if the program
 /// asks for that. Converted graphs are cached, keyed by the input's path, size, modification
 /// time and the conversion.
-fn prepare_graph(args: &RunArgs) -> Result<PathBuf, Failure> {
-    let mut sources = SourceMap::new();
-    let (program, _info) = check_file(&mut sources, &args.file)?;
-    let needs = irgl_cuda::graph_needs(&program);
+fn prepare_graph(args: &RunArgs, needs: &irgl_cuda::GraphNeeds) -> Result<PathBuf, Failure> {
     let is_gr = args.graph.extension().is_some_and(|e| e == "gr");
     if is_gr && !needs.symmetric && !needs.simple && !needs.weights {
         return Ok(args.graph.clone());
@@ -230,7 +264,7 @@ fn prepare_graph(args: &RunArgs) -> Result<PathBuf, Failure> {
         eprintln!("error: cannot create {}: {e}", dir.display());
         Failure::User
     })?;
-    convert(&args.graph, &out, &needs, args.weights_seed).map_err(|e| {
+    convert(&args.graph, &out, needs, args.weights_seed).map_err(|e| {
         eprintln!("error: {e}");
         Failure::User
     })?;

@@ -20,7 +20,10 @@ mod verify_cmd;
 #[derive(Parser)]
 #[command(name = "irglc", version, about, long_about = None)]
 #[command(
-    after_help = "Start with `irglc check programs/bfs.irgl`; the language is described in docs/language.md."
+    after_help = "Exit status: 0 success, 1 a problem with the input (a program with \
+errors, a bad graph file, a mismatch found by verify), 2 an internal error of irglc.
+
+Start with `irglc check programs/bfs.irgl`; the language is described in docs/language.md."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -29,7 +29,7 @@ pub struct VerifyArgs {
     pub input_options: InputOptions,
 }
 
-fn parse_program(s: &str) -> Result<Program, String> {
+pub(crate) fn parse_program(s: &str) -> Result<Program, String> {
     Program::from_name(s)
         .ok_or_else(|| format!("unknown program `{s}`: expected bfs, sssp, cc, pr, tc, mis or mst"))
 }
