@@ -8,6 +8,7 @@ use irgl_syntax::ast::*;
 
 use crate::expr::Side;
 use crate::names::cpp;
+use crate::stmt::Nest;
 use crate::writer::Writer;
 use crate::{Ctx, KernelFacts, c_type};
 
@@ -34,85 +35,16 @@ impl Ctx<'_> {
     /// The body of a kernel, indented one level.
     pub(crate) fn kernel_body(&self, k: &KernelDecl) -> String {
         let mut w = Writer::new(1);
-        self.device_block_stmts(&mut w, &k.body, 0);
+        self.stmts(&mut w, &k.body, Nest::kernel());
         w.finish()
     }
 
-    fn device_block_stmts(&self, w: &mut Writer, b: &Block, depth: usize) {
-        for s in &b.stmts {
-            self.device_stmt(w, s, depth);
-        }
-    }
-
-    /// `{ ... }` around a block's statements.
-    fn device_block(&self, w: &mut Writer, head: &str, b: &Block, depth: usize) {
-        w.open(format!("{head}{{"));
-        self.device_block_stmts(w, b, depth);
-        w.close("}");
-    }
-
-    /// One statement. `depth` counts the enclosing ForAlls.
-    fn device_stmt(&self, w: &mut Writer, s: &Stmt, depth: usize) {
+    /// The kernel constructs: `ForAll`, `ReduceAndReturn`, `Atomic`, `Exclusive`,
+    /// `SyncRunningThreads`, `Retry`/`Respawn`.
+    pub(crate) fn kernel_construct(&self, w: &mut Writer, s: &Stmt, nest: Nest) {
         let d = Side::Device;
         match &s.kind {
-            StmtKind::Let { name, ty, init } => {
-                let t = ty.as_ref().map_or_else(|| self.ty(init), |t| t.kind);
-                let line = format!(
-                    "{} {} = {};",
-                    c_type(t),
-                    cpp(&name.name),
-                    self.cond(init, d)
-                );
-                w.line(line);
-            }
-            StmtKind::Assign { target, op, value } => {
-                let line = format!(
-                    "{} {} {};",
-                    self.expr(target, d),
-                    op.spelling(),
-                    self.cond(value, d)
-                );
-                w.line(line);
-            }
-            StmtKind::Expr(e) => {
-                let line = format!("{};", self.cond(e, d));
-                w.line(line);
-            }
-            StmtKind::If {
-                cond,
-                then_block,
-                else_block,
-            } => {
-                let head = format!("if ({}) ", self.cond(cond, d));
-                w.open(format!("{head}{{"));
-                self.device_block_stmts(w, then_block, depth);
-                if let Some(else_block) = else_block {
-                    w.close("} else {");
-                    w.level_up();
-                    self.device_block_stmts(w, else_block, depth);
-                }
-                w.close("}");
-            }
-            StmtKind::While { cond, body } => {
-                let head = format!("while ({}) ", self.cond(cond, d));
-                self.device_block(w, &head, body, depth);
-            }
-            StmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                let init = init.as_ref().map(|s| self.simple(s, d)).unwrap_or_default();
-                let cond = cond.as_ref().map(|c| self.expr(c, d)).unwrap_or_default();
-                let step = step.as_ref().map(|s| self.simple(s, d)).unwrap_or_default();
-                let head = format!("for ({init}; {cond}; {step}) ");
-                self.device_block(w, &head, body, depth);
-            }
-            StmtKind::Break => w.line("break;"),
-            StmtKind::Continue => w.line("continue;"),
-            StmtKind::Block(b) => self.device_block(w, "", b, depth),
-            StmtKind::ForAll { var, iter, body } => self.forall(w, s.id, var, iter, body, depth),
+            StmtKind::ForAll { var, iter, body } => self.forall(w, s.id, var, iter, body, nest),
             StmtKind::ReduceAndReturn(e) => {
                 let line = format!("irgl_reduce.contribute(irgl_rkind, {});", self.cond(e, d));
                 w.line(line);
@@ -135,7 +67,7 @@ impl Ctx<'_> {
                             "if (irgl::try_lock({locks}, irgl_lock_{})) {{",
                             s.id.0
                         ));
-                        self.device_block_stmts(w, body, depth);
+                        self.stmts(w, body, nest);
                         w.line(format!("irgl::unlock({locks}, irgl_lock_{});", s.id.0));
                         w.line(format!("irgl_done_{} = true;", s.id.0));
                         w.close("}");
@@ -149,11 +81,11 @@ impl Ctx<'_> {
                             "if (irgl::try_lock({locks}, irgl_lock_{})) {{",
                             s.id.0
                         ));
-                        self.device_block_stmts(w, body, depth);
+                        self.stmts(w, body, nest);
                         w.line(format!("irgl::unlock({locks}, irgl_lock_{});", s.id.0));
                         w.close("} else {");
                         w.level_up();
-                        self.device_block_stmts(w, otherwise, depth);
+                        self.stmts(w, otherwise, nest);
                         w.close("}");
                         w.close("}");
                     }
@@ -181,7 +113,7 @@ impl Ctx<'_> {
                     "if (irgl::exclusive_acquire({marks}, {ids}, {})) {{",
                     elems.len()
                 ));
-                self.device_block_stmts(w, body, depth);
+                self.stmts(w, body, nest);
                 w.line(format!(
                     "irgl::exclusive_release({marks}, {ids}, {});",
                     elems.len()
@@ -190,7 +122,7 @@ impl Ctx<'_> {
                     Some(otherwise) => {
                         w.close("} else {");
                         w.level_up();
-                        self.device_block_stmts(w, otherwise, depth);
+                        self.stmts(w, otherwise, nest);
                         w.close("}");
                     }
                     None => w.close("}"),
@@ -202,35 +134,7 @@ impl Ctx<'_> {
                 let line = format!("irgl_retry.push({});", self.expr(item, d));
                 w.line(line);
             }
-            // Host-only statements never reach a checked kernel.
-            StmtKind::Invoke(_)
-            | StmtKind::Iterate { .. }
-            | StmtKind::Pipe { .. }
-            | StmtKind::Error => {}
-        }
-    }
-
-    /// A `let`, assignment or expression statement without its `;` (for `for` headers).
-    pub(crate) fn simple(&self, s: &Stmt, side: Side) -> String {
-        match &s.kind {
-            StmtKind::Let { name, ty, init } => {
-                let t = ty.as_ref().map_or_else(|| self.ty(init), |t| t.kind);
-                let text = format!(
-                    "{} {} = {}",
-                    c_type(t),
-                    cpp(&name.name),
-                    self.cond(init, side)
-                );
-                text
-            }
-            StmtKind::Assign { target, op, value } => format!(
-                "{} {} {}",
-                self.expr(target, side),
-                op.spelling(),
-                self.cond(value, side)
-            ),
-            StmtKind::Expr(e) => self.cond(e, side),
-            _ => String::new(),
+            _ => {}
         }
     }
 
@@ -261,12 +165,16 @@ impl Ctx<'_> {
         var: &Ident,
         iter: &Iter,
         body: &Block,
-        depth: usize,
+        nest: Nest,
     ) {
         let d = Side::Device;
         let v = cpp(&var.name).into_owned();
         let n = id.0;
-        let top = depth == 0;
+        let top = nest.foralls == 0;
+        let inner = Nest {
+            foralls: nest.foralls + 1,
+            ..nest
+        };
         // Grid-stride for the outermost ForAll, serial for nested ones.
         let step = " += blockDim.x * gridDim.x";
         let from = |base: &str| match (top, base) {
@@ -289,7 +197,7 @@ impl Ctx<'_> {
                     from("0"),
                     advance(&v)
                 );
-                self.device_block(w, &head, body, depth + 1);
+                self.block(w, &head, body, inner);
             }
             Iter::Nodes { graph } => {
                 let g = cpp(&graph.name);
@@ -298,7 +206,7 @@ impl Ctx<'_> {
                     from("0"),
                     advance(&v)
                 );
-                self.device_block(w, &head, body, depth + 1);
+                self.block(w, &head, body, inner);
             }
             Iter::Edges { graph, node } => {
                 let g = cpp(&graph.name);
@@ -313,7 +221,7 @@ impl Ctx<'_> {
                     from(&format!("{g}.csr.begin(irgl_node_{n})")),
                     advance(&v)
                 );
-                self.device_block(w, &head, body, depth + 1);
+                self.block(w, &head, body, inner);
                 w.close("}");
             }
             Iter::Range { lo, hi } => {
@@ -334,7 +242,7 @@ impl Ctx<'_> {
                 w.line(format!(
                     "const {ty} {v} = static_cast<{ty}>(irgl_lo_{n} + irgl_k_{n});"
                 ));
-                self.device_block_stmts(w, body, depth + 1);
+                self.stmts(w, body, inner);
                 w.close("}");
                 w.close("}");
             }

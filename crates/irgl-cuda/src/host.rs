@@ -13,6 +13,7 @@ use irgl_syntax::ast::*;
 
 use crate::expr::Side;
 use crate::names::cpp;
+use crate::stmt::Nest;
 use crate::writer::Writer;
 use irgl_check::Resolution;
 
@@ -125,73 +126,21 @@ impl Ctx<'_> {
     /// The statements of `main`, indented one level.
     pub(crate) fn main_body(&self, main: &Block) -> String {
         let mut w = Writer::new(1);
-        self.host_stmts(&mut w, main, 0);
+        self.stmts(&mut w, main, Nest::main());
         w.finish()
     }
 
-    fn host_stmts(&self, w: &mut Writer, b: &Block, pipes: usize) {
-        for s in &b.stmts {
-            self.host_stmt(w, s, pipes);
+    /// In a `while`/`for` of `main` that launches kernels, each round counts as an iteration
+    /// of the run (its JSON record).
+    pub(crate) fn count_iteration(&self, w: &mut Writer, body: &Block, nest: Nest) {
+        if nest.side == Side::Host && launches(body) {
+            w.line("++h.iterations;");
         }
     }
 
-    fn host_block(&self, w: &mut Writer, head: &str, b: &Block, pipes: usize) {
-        w.open(format!("{head}{{"));
-        self.host_stmts(w, b, pipes);
-        w.close("}");
-    }
-
-    /// One host statement; `pipes` counts the enclosing `Pipe`s.
-    fn host_stmt(&self, w: &mut Writer, s: &Stmt, pipes: usize) {
-        let hs = Side::Host;
+    /// The orchestration statements: `Invoke`, `Iterate`, `Pipe`.
+    pub(crate) fn orchestration(&self, w: &mut Writer, s: &Stmt, nest: Nest) {
         match &s.kind {
-            StmtKind::Let { .. } | StmtKind::Expr(_) => {
-                let text = self.simple(s, hs);
-                w.line(format!("{text};"));
-            }
-            StmtKind::Assign { target, op, value } => self.host_assign(w, target, *op, value),
-            StmtKind::If {
-                cond,
-                then_block,
-                else_block,
-            } => {
-                w.open(format!("if ({}) {{", self.cond(cond, hs)));
-                self.host_stmts(w, then_block, pipes);
-                if let Some(b) = else_block {
-                    w.close("} else {");
-                    w.level_up();
-                    self.host_stmts(w, b, pipes);
-                }
-                w.close("}");
-            }
-            StmtKind::While { cond, body } => {
-                w.open(format!("while ({}) {{", self.cond(cond, hs)));
-                if launches(body) {
-                    w.line("++h.iterations;");
-                }
-                self.host_stmts(w, body, pipes);
-                w.close("}");
-            }
-            StmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                let init = init
-                    .as_ref()
-                    .map(|s| self.simple(s, hs))
-                    .unwrap_or_default();
-                let cond = cond.as_ref().map(|c| self.expr(c, hs)).unwrap_or_default();
-                let step = step
-                    .as_ref()
-                    .map(|s| self.simple(s, hs))
-                    .unwrap_or_default();
-                self.host_block(w, &format!("for ({init}; {cond}; {step}) "), body, pipes);
-            }
-            StmtKind::Break => w.line("break;"),
-            StmtKind::Continue => w.line("continue;"),
-            StmtKind::Block(b) => self.host_block(w, "", b, pipes),
             StmtKind::Invoke(call) => {
                 let facts = self.facts(&call.kernel.name);
                 let verb = if facts.uses_worklist {
@@ -213,24 +162,27 @@ impl Ctx<'_> {
                 call,
                 initial.as_ref(),
                 step.as_ref(),
-                pipes,
+                nest,
             ),
             StmtKind::Pipe { once, body } => {
                 w.open(format!("{{  // Pipe{}", if *once { " Once" } else { "" }));
-                if pipes == 0 {
+                if nest.pipes == 0 {
                     w.line("h.wl.clear();");
                 }
+                let inner = Nest {
+                    pipes: nest.pipes + 1,
+                    ..nest
+                };
                 if *once {
-                    self.host_stmts(w, body, pipes + 1);
+                    self.stmts(w, body, inner);
                 } else {
                     w.open("do {");
-                    self.host_stmts(w, body, pipes + 1);
+                    self.stmts(w, body, inner);
                     w.line("++h.iterations;");
                     w.close("} while (h.wl.in().size() != 0);");
                 }
                 w.close("}");
             }
-            // Kernel-only statements never reach a checked main.
             _ => {}
         }
     }
@@ -243,7 +195,7 @@ impl Ctx<'_> {
         call: &Call,
         initial: Option<&Initial>,
         step: Option<&Block>,
-        pipes: usize,
+        nest: Nest,
     ) {
         let facts = self.facts(&call.kernel.name);
         let name = cpp(&call.kernel.name);
@@ -273,7 +225,6 @@ impl Ctx<'_> {
             }
             None => {}
         }
-        let _ = pipes;
         if facts.uses_worklist {
             w.open("if (h.wl.in().size() != 0) {");
         }
@@ -308,7 +259,7 @@ impl Ctx<'_> {
             w.line("if (h.wl.in().size() == 0) break;");
         }
         if let Some(step) = step {
-            self.host_stmts(w, step, pipes);
+            self.stmts(w, step, nest);
         }
         w.close("}");
         if facts.uses_worklist {
@@ -318,7 +269,7 @@ impl Ctx<'_> {
     }
 
     /// Assignments in `main`: locals directly, globals and property elements through copies.
-    fn host_assign(&self, w: &mut Writer, target: &Expr, op: AssignOp, value: &Expr) {
+    pub(crate) fn host_assign(&self, w: &mut Writer, target: &Expr, op: AssignOp, value: &Expr) {
         let hs = Side::Host;
         let v = self.expr(value, hs);
         let ty = c_type(self.ty(target));

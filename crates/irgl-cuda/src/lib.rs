@@ -19,6 +19,7 @@ mod device;
 mod expr;
 mod host;
 mod names;
+mod stmt;
 mod writer;
 
 /// What the back end needs besides the program.
