@@ -36,6 +36,9 @@ pub enum GraphError {
     /// `.gr` v1 layout, a program that needs weights on a graph without them).
     #[error("{0}")]
     Invalid(String),
+    /// A broken invariant of this crate (a bug, not a problem with the input).
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl GraphError {

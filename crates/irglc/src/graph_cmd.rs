@@ -203,10 +203,9 @@ pub(crate) fn finish(result: Result<ExitCode, GraphError>) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
-            if e.to_string().contains("internal error") {
-                ExitCode::from(2)
-            } else {
-                ExitCode::from(1)
+            match e {
+                GraphError::Internal(_) => ExitCode::from(2),
+                _ => ExitCode::from(1),
             }
         }
     }

@@ -253,7 +253,7 @@ pub fn check_writable(g: &Csr) -> Result<()> {
         )));
     }
     g.validate()
-        .map_err(|m| GraphError::Invalid(format!("internal error: invalid CSR: {m}")))
+        .map_err(|m| GraphError::Internal(format!("invalid CSR: {m}")))
 }
 
 /// Writes `g` as `.gr` version 1 (u32 destinations), with edge data when `g` has weights.
