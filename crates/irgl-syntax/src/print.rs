@@ -118,14 +118,19 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Whether the source has an empty line between offsets `from` and `to`.
     fn blank_line_between(&self, from: usize, to: usize) -> bool {
         let Some(src) = self.src else { return false };
         if from >= to || to > src.len() {
             return false;
         }
-        let gap = &src[from..to];
-        gap.split('\n').skip(1).take_while(|_| true).count() >= 2
-            && gap.lines().skip(1).any(|l| l.trim().is_empty())
+        // The lines wholly inside the gap: all but the first (the rest of `from`'s line) and
+        // the last (the indentation before `to`).
+        let lines: Vec<&str> = src[from..to].split('\n').collect();
+        lines.len() > 2
+            && lines[1..lines.len() - 1]
+                .iter()
+                .any(|l| l.trim().is_empty())
     }
 
     /// Called before printing a node that starts at `span`.
