@@ -69,6 +69,16 @@ impl Csr {
         }
     }
 
+    /// A graph with `n` nodes and the given unweighted edges (for tests and small examples).
+    /// Every id must be `< n`.
+    pub fn from_pairs(n: u32, edges: &[(u32, u32)]) -> Self {
+        let mut list = EdgeList::new(n, false);
+        for &(u, v) in edges {
+            list.push(u, v, 0);
+        }
+        Csr::from_edge_list(list)
+    }
+
     /// Builds a CSR from an edge list by counting sort, then sorts each node's neighbours by
     /// destination (then weight). Every id must be `< list.n` (readers check this).
     pub fn from_edge_list(list: EdgeList) -> Self {

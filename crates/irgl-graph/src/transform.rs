@@ -175,11 +175,7 @@ mod tests {
     use super::*;
 
     fn graph(n: u32, edges: &[(u32, u32)]) -> Csr {
-        let mut l = EdgeList::new(n, false);
-        for &(u, v) in edges {
-            l.push(u, v, 0);
-        }
-        Csr::from_edge_list(l)
+        Csr::from_pairs(n, edges)
     }
 
     #[test]

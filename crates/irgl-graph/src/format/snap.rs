@@ -150,6 +150,19 @@ fn split(pairs: impl ExactSizeIterator<Item = u32>) -> (Vec<u32>, Vec<u32>) {
     (src, dst)
 }
 
+/// Renumbers `ids` densely in increasing order by sorting the distinct ones.
+fn remap_sorted<T: Ord + Copy>(ids: &[T]) -> std::result::Result<(u32, Vec<u32>), String> {
+    let mut distinct = ids.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let n = node_count(distinct.len() as u64)?;
+    let mapped = ids
+        .iter()
+        .map(|x| distinct.binary_search(x).map_or(0, |i| i as u32))
+        .collect();
+    Ok((n, mapped))
+}
+
 /// Renumbers ids densely in increasing order. Uses a direct table when the largest id is not
 /// much larger than the number of edges, sorting otherwise.
 fn remap(raw: Raw, max_id: u64, count: u64) -> std::result::Result<(u32, Vec<u32>), String> {
@@ -173,28 +186,8 @@ fn remap(raw: Raw, max_id: u64, count: u64) -> std::result::Result<(u32, Vec<u32
             }
             Ok((next, ids))
         }
-        Raw::Narrow(ids) => {
-            let mut distinct = ids.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            let n = node_count(distinct.len() as u64)?;
-            let mapped = ids
-                .iter()
-                .map(|x| distinct.binary_search(x).map_or(0, |i| i as u32))
-                .collect();
-            Ok((n, mapped))
-        }
-        Raw::Wide(ids) => {
-            let mut distinct = ids.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            let n = node_count(distinct.len() as u64)?;
-            let mapped = ids
-                .iter()
-                .map(|x| distinct.binary_search(x).map_or(0, |i| i as u32))
-                .collect();
-            Ok((n, mapped))
-        }
+        Raw::Narrow(ids) => remap_sorted(&ids),
+        Raw::Wide(ids) => remap_sorted(&ids),
     }
 }
 

@@ -74,14 +74,9 @@ pub fn pagerank(g: &Csr, p: PageRankParams) -> PageRank {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csr::EdgeList;
 
     fn graph(n: u32, edges: &[(u32, u32)]) -> Csr {
-        let mut l = EdgeList::new(n, false);
-        for &(u, v) in edges {
-            l.push(u, v, 0);
-        }
-        Csr::from_edge_list(l)
+        Csr::from_pairs(n, edges)
     }
 
     const P: PageRankParams = PageRankParams {
