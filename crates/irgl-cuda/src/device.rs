@@ -1,253 +1,39 @@
-//! Kernels: device code for the statements of a `Kernel`.
+//! Kernels: signatures, and device code for `ForAll` and the kernel constructs.
 //!
-//! Baseline schedule: the outermost `ForAll`s of a kernel are grid-stride loops over the
-//! threads of the launch; nested `ForAll`s are serial loops in the thread that reached them.
-//! Worklist pushes are one atomic each (`irgl::Worklist::push`).
+//! Outermost `ForAll`s are grid-stride loops over the threads of the launch; a uniform one
+//! rounds its trip count up to the grid and runs its body as guarded phases, so that the
+//! schedulers of its nested loops ([`crate::sched`]) are reached by every thread of a block.
+//! Serial nested `ForAll`s are loops in the thread that reaches them.
 
-use irgl_syntax::ast::*;
+use irgl_ir::*;
 
-use crate::expr::Side;
+use crate::expr::c_type;
 use crate::names::cpp;
-use crate::stmt::Nest;
-use crate::writer::Writer;
-use crate::{Ctx, KernelFacts, c_type};
+use crate::stmt::{ContinueAs, Emitter};
 
-impl Ctx<'_> {
-    /// The `__global__` signature of a kernel.
-    pub(crate) fn kernel_signature(&self, k: &KernelDecl, facts: &KernelFacts) -> String {
-        let mut params: Vec<String> = k
-            .params
-            .iter()
-            .map(|p| format!("{} {}", c_type(p.ty.kind), cpp(&p.name.name)))
-            .collect();
-        params.extend(
-            kernel_runtime_params(facts)
-                .into_iter()
-                .map(|(ty, name)| format!("{ty} {name}")),
-        );
-        format!(
-            "__global__ void __launch_bounds__(BLOCK) {}({})",
-            cpp(&k.name.name),
-            params.join(", ")
-        )
-    }
-
-    /// The body of a kernel, indented one level.
-    pub(crate) fn kernel_body(&self, k: &KernelDecl) -> String {
-        let mut w = Writer::new(1);
-        self.stmts(&mut w, &k.body, Nest::kernel());
-        w.finish()
-    }
-
-    /// The kernel constructs: `ForAll`, `ReduceAndReturn`, `Atomic`, `Exclusive`,
-    /// `SyncRunningThreads`, `Retry`/`Respawn`.
-    pub(crate) fn kernel_construct(&self, w: &mut Writer, s: &Stmt, nest: Nest) {
-        let d = Side::Device;
-        match &s.kind {
-            StmtKind::ForAll { var, iter, body } => self.forall(w, s.id, var, iter, body, nest),
-            StmtKind::ReduceAndReturn(e) => {
-                let line = format!("irgl_reduce.contribute(irgl_rkind, {});", self.cond(e, d));
-                w.line(line);
+/// The `__global__` signature of a kernel.
+pub(crate) fn kernel_signature(k: &Kernel) -> String {
+    let mut params: Vec<String> = k
+        .params
+        .iter()
+        .map(|p| match p {
+            KernelParam::Graph(name) => format!("G {}", cpp(name)),
+            KernelParam::Scalar(l) => {
+                let local = &k.body.locals[*l];
+                format!("{} {}", c_type(local.ty), cpp(&local.name))
             }
-            StmtKind::Atomic {
-                lock,
-                body,
-                otherwise,
-            } => {
-                let (locks, index) = self.lock_parts(lock);
-                match otherwise {
-                    None => {
-                        // Divergence-free blocking lock: every thread of a warp keeps making
-                        // progress, so a lock holder in the same warp is never starved.
-                        w.open("{");
-                        w.line(format!("const uint32_t irgl_lock_{} = {index};", s.id.0));
-                        w.line(format!("bool irgl_done_{} = false;", s.id.0));
-                        w.open(format!("while (!irgl_done_{}) {{", s.id.0));
-                        w.open(format!(
-                            "if (irgl::try_lock({locks}, irgl_lock_{})) {{",
-                            s.id.0
-                        ));
-                        self.stmts(w, body, nest);
-                        w.line(format!("irgl::unlock({locks}, irgl_lock_{});", s.id.0));
-                        w.line(format!("irgl_done_{} = true;", s.id.0));
-                        w.close("}");
-                        w.close("}");
-                        w.close("}");
-                    }
-                    Some(otherwise) => {
-                        w.open("{");
-                        w.line(format!("const uint32_t irgl_lock_{} = {index};", s.id.0));
-                        w.open(format!(
-                            "if (irgl::try_lock({locks}, irgl_lock_{})) {{",
-                            s.id.0
-                        ));
-                        self.stmts(w, body, nest);
-                        w.line(format!("irgl::unlock({locks}, irgl_lock_{});", s.id.0));
-                        w.close("} else {");
-                        w.level_up();
-                        self.stmts(w, otherwise, nest);
-                        w.close("}");
-                        w.close("}");
-                    }
-                }
-            }
-            StmtKind::Exclusive {
-                object,
-                elements,
-                body,
-                otherwise,
-            } => {
-                let marks = self.expr_array_base(object);
-                let ids = format!("irgl_ids_{}", s.id.0);
-                let elems: Vec<String> = elements
-                    .iter()
-                    .map(|e| format!("static_cast<uint32_t>({})", self.expr(e, d)))
-                    .collect();
-                w.open("{");
-                w.line(format!(
-                    "uint32_t {ids}[{}] = {{{}}};",
-                    elems.len(),
-                    elems.join(", ")
-                ));
-                w.open(format!(
-                    "if (irgl::exclusive_acquire({marks}, {ids}, {})) {{",
-                    elems.len()
-                ));
-                self.stmts(w, body, nest);
-                w.line(format!(
-                    "irgl::exclusive_release({marks}, {ids}, {});",
-                    elems.len()
-                ));
-                match otherwise {
-                    Some(otherwise) => {
-                        w.close("} else {");
-                        w.level_up();
-                        self.stmts(w, otherwise, nest);
-                        w.close("}");
-                    }
-                    None => w.close("}"),
-                }
-                w.close("}");
-            }
-            StmtKind::SyncRunningThreads => w.line("irgl::grid_sync();"),
-            StmtKind::Retry { item, .. } => {
-                let line = format!("irgl_retry.push({});", self.expr(item, d));
-                w.line(line);
-            }
-            _ => {}
-        }
-    }
-
-    /// `g.lk[i]` as the lock array and the index.
-    fn lock_parts(&self, lock: &Expr) -> (String, String) {
-        match &lock.kind {
-            ExprKind::Index { base, prop, index } => (
-                format!("{}.{}", cpp(&base.name), cpp(&prop.name)),
-                self.expr(index, Side::Device),
-            ),
-            _ => (self.expr(lock, Side::Device), "0u".to_string()),
-        }
-    }
-
-    /// `g.mk` as an array pointer.
-    fn expr_array_base(&self, object: &Expr) -> String {
-        match &object.kind {
-            ExprKind::Field { base, field } => format!("{}.{}", cpp(&base.name), cpp(&field.name)),
-            _ => self.expr(object, Side::Device),
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn forall(
-        &self,
-        w: &mut Writer,
-        id: NodeId,
-        var: &Ident,
-        iter: &Iter,
-        body: &Block,
-        nest: Nest,
-    ) {
-        let d = Side::Device;
-        let v = cpp(&var.name).into_owned();
-        let n = id.0;
-        let top = nest.foralls == 0;
-        let inner = Nest {
-            foralls: nest.foralls + 1,
-            ..nest
-        };
-        // Grid-stride for the outermost ForAll, serial for nested ones.
-        let step = " += blockDim.x * gridDim.x";
-        let from = |base: &str| match (top, base) {
-            (true, "0") => "blockIdx.x * blockDim.x + threadIdx.x".to_string(),
-            (true, b) => format!("{b} + blockIdx.x * blockDim.x + threadIdx.x"),
-            (false, b) => b.to_string(),
-        };
-        let advance = |x: &str| {
-            if top {
-                format!("{x}{step}")
-            } else {
-                format!("++{x}")
-            }
-        };
-        match iter {
-            Iter::Worklist { .. } => {
-                w.line(format!("const uint32_t irgl_n_{n} = irgl_in.size();"));
-                let head = format!(
-                    "for (uint32_t {v} = {}; {v} < irgl_n_{n}; {}) ",
-                    from("0"),
-                    advance(&v)
-                );
-                self.block(w, &head, body, inner);
-            }
-            Iter::Nodes { graph } => {
-                let g = cpp(&graph.name);
-                let head = format!(
-                    "for (uint32_t {v} = {}; {v} < {g}.csr.nnodes; {}) ",
-                    from("0"),
-                    advance(&v)
-                );
-                self.block(w, &head, body, inner);
-            }
-            Iter::Edges { graph, node } => {
-                let g = cpp(&graph.name);
-                let node = self.expr(node, d);
-                w.open("{");
-                w.line(format!("const uint32_t irgl_node_{n} = {node};"));
-                w.line(format!(
-                    "const uint32_t irgl_end_{n} = {g}.csr.end(irgl_node_{n});"
-                ));
-                let head = format!(
-                    "for (uint32_t {v} = {}; {v} < irgl_end_{n}; {}) ",
-                    from(&format!("{g}.csr.begin(irgl_node_{n})")),
-                    advance(&v)
-                );
-                self.block(w, &head, body, inner);
-                w.close("}");
-            }
-            Iter::Range { lo, hi } => {
-                let ty = c_type(self.ty(lo));
-                let (lo, hi) = (self.expr(lo, d), self.expr(hi, d));
-                w.open("{");
-                w.line(format!("const {ty} irgl_lo_{n} = {lo};"));
-                w.line(format!("const {ty} irgl_hi_{n} = {hi};"));
-                w.line(format!(
-                    "const uint64_t irgl_count_{n} = irgl_hi_{n} > irgl_lo_{n} ? static_cast<uint64_t>(irgl_hi_{n} - irgl_lo_{n}) : 0;"
-                ));
-                let k = format!("irgl_k_{n}");
-                w.open(format!(
-                    "for (uint64_t {k} = {}; {k} < irgl_count_{n}; {}) {{",
-                    from("0"),
-                    advance(&k)
-                ));
-                w.line(format!(
-                    "const {ty} {v} = static_cast<{ty}>(irgl_lo_{n} + irgl_k_{n});"
-                ));
-                self.stmts(w, body, inner);
-                w.close("}");
-                w.close("}");
-            }
-        }
-    }
+        })
+        .collect();
+    params.extend(
+        kernel_runtime_params(&k.facts())
+            .into_iter()
+            .map(|(ty, name)| format!("{ty} {name}")),
+    );
+    format!(
+        "__global__ void __launch_bounds__(BLOCK) {}({})",
+        cpp(&k.name),
+        params.join(", ")
+    )
 }
 
 /// The runtime objects a kernel receives after its own parameters.
@@ -263,4 +49,317 @@ pub(crate) fn kernel_runtime_params(facts: &KernelFacts) -> Vec<(&'static str, &
         p.push(("irgl::Reduce", "irgl_rkind"));
     }
     p
+}
+
+/// The kernel's name for the graph (its graph parameter), if it takes the graph.
+pub(crate) fn graph_param(k: &Kernel) -> Option<&str> {
+    k.params.iter().find_map(|p| match p {
+        KernelParam::Graph(name) => Some(name.as_str()),
+        KernelParam::Scalar(_) => None,
+    })
+}
+
+/// Whether `block` has a `Continue` that targets what encloses it (not one inside a nested
+/// loop), or an `Inspect`: then it needs a construct that `break` leaves.
+pub(crate) fn needs_exit(body: &Body, block: &Block) -> bool {
+    block.iter().any(|&s| match &body.stmts[s].kind {
+        StmtKind::Continue | StmtKind::Inspect(_) => true,
+        StmtKind::Loop(_) | StmtKind::ForAll(_) => false,
+        k => irgl_ir::visit::child_blocks(k)
+            .into_iter()
+            .any(|b| needs_exit(body, b)),
+    })
+}
+
+impl Emitter<'_> {
+    /// The kernel constructs.
+    pub(crate) fn device_stmt(&mut self, s: StmtId) {
+        let body = self.body();
+        match &body.stmts[s].kind {
+            StmtKind::ForAll(f) => match &f.schedule {
+                Schedule::Grid { uniform: false } => self.strided(f, true),
+                Schedule::Serial { .. } => self.strided(f, false),
+                Schedule::Grid { uniform: true } => self.uniform(f),
+                Schedule::Block(b) => self.scheduled(f, b),
+            },
+            StmtKind::Push(p) => {
+                let wl = match p.target {
+                    WorklistRef::Out => "irgl_out",
+                    WorklistRef::Retry => "irgl_retry",
+                    WorklistRef::In => panic!("push to the input worklist"),
+                };
+                let item = self.x.cond(p.item);
+                match p.aggregation {
+                    Aggregation::None => self.w.line(format!("{wl}.push({item});")),
+                    Aggregation::Warp => self.w.line(format!(
+                        "{wl}.write({wl}.reserve_warp(1u), 0u, {item});  // one atomic per warp"
+                    )),
+                    a => panic!("{a:?} aggregation reached the back end"),
+                }
+            }
+            StmtKind::Reduce(e) => {
+                let line = format!("irgl_reduce.contribute(irgl_rkind, {});", self.x.cond(*e));
+                self.w.line(line);
+            }
+            StmtKind::Unlock { locks, index } => {
+                let line = format!(
+                    "irgl::unlock({}.{}, {});",
+                    self.x.graph(),
+                    cpp(&self.m().prop(*locks).name),
+                    self.x.cond(*index)
+                );
+                self.w.line(line);
+            }
+            StmtKind::ReleaseMarks { marks, ids } => {
+                let line = format!(
+                    "irgl::exclusive_release({}.{}, {}, {});",
+                    self.x.graph(),
+                    cpp(&self.m().prop(*marks).name),
+                    self.x.local(*ids),
+                    crate::expr::array_len(body, *ids)
+                );
+                self.w.line(line);
+            }
+            StmtKind::GridSync => self.w.line("irgl::grid_sync();"),
+            StmtKind::Phase(p) => self.phase(p),
+            StmtKind::Inspect(i) => self.inspect(i),
+            k => panic!("{k:?} is not a kernel construct"),
+        }
+    }
+
+    /// A grid-stride loop (`top`) or a serial loop.
+    fn strided(&mut self, f: &ForAll, top: bool) {
+        let n = f.id.index();
+        let v = self.x.local(f.var);
+        let g = self.x.graph();
+        let from = |base: &str| match (top, base) {
+            (true, "0") => "blockIdx.x * blockDim.x + threadIdx.x".to_string(),
+            (true, b) => format!("{b} + blockIdx.x * blockDim.x + threadIdx.x"),
+            (false, b) => b.to_string(),
+        };
+        let advance = |x: &str| {
+            if top {
+                format!("{x} += blockDim.x * gridDim.x")
+            } else {
+                format!("++{x}")
+            }
+        };
+        self.continues.push(ContinueAs::Continue);
+        match &f.space {
+            Space::Worklist => {
+                self.w
+                    .line(format!("const uint32_t irgl_size{n} = irgl_in.size();"));
+                let head = format!(
+                    "for (uint32_t {v} = {}; {v} < irgl_size{n}; {}) ",
+                    from("0"),
+                    advance(&v)
+                );
+                self.braced(&head, &f.body);
+            }
+            Space::Nodes => {
+                let head = format!(
+                    "for (uint32_t {v} = {}; {v} < {g}.csr.nnodes; {}) ",
+                    from("0"),
+                    advance(&v)
+                );
+                self.braced(&head, &f.body);
+            }
+            Space::Edges { node } => {
+                let node = self.x.cond(*node);
+                self.w.open("{");
+                self.w
+                    .line(format!("const uint32_t irgl_node{n} = {node};"));
+                self.w.line(format!(
+                    "const uint32_t irgl_end{n} = {g}.csr.end(irgl_node{n});"
+                ));
+                let head = format!(
+                    "for (uint32_t {v} = {}; {v} < irgl_end{n}; {}) ",
+                    from(&format!("{g}.csr.begin(irgl_node{n})")),
+                    advance(&v)
+                );
+                self.braced(&head, &f.body);
+                self.w.close("}");
+            }
+            Space::Range { lo, hi } => {
+                let ty = c_type(self.body().locals[f.var].ty);
+                let (lo, hi) = (self.x.cond(*lo), self.x.cond(*hi));
+                self.w.open("{");
+                self.w.line(format!("const {ty} irgl_lo{n} = {lo};"));
+                self.w.line(format!("const {ty} irgl_hi{n} = {hi};"));
+                self.w.line(format!(
+                    "const uint64_t irgl_count{n} = irgl_hi{n} > irgl_lo{n} ? static_cast<uint64_t>(irgl_hi{n} - irgl_lo{n}) : 0;"
+                ));
+                let k = format!("irgl_k{n}");
+                self.w.open(format!(
+                    "for (uint64_t {k} = {}; {k} < irgl_count{n}; {}) {{",
+                    from("0"),
+                    advance(&k)
+                ));
+                self.w.line(format!(
+                    "const {ty} {v} = static_cast<{ty}>(irgl_lo{n} + {k});"
+                ));
+                self.block(&f.body);
+                self.w.close("}");
+                self.w.close("}");
+            }
+            Space::Inspected => panic!("{}: an inspected space on a strided loop", f.id),
+        }
+        self.continues.pop();
+    }
+
+    /// A uniform grid-stride loop: every thread of the grid makes the same number of trips;
+    /// `irgl_activeN` says whether this thread has an item in this trip.
+    fn uniform(&mut self, f: &ForAll) {
+        let n = f.id.index();
+        let v = self.x.local(f.var);
+        let var_ty = self.body().locals[f.var].ty;
+        let ty = c_type(var_ty);
+        let g = self.x.graph();
+        self.w.open(format!(
+            "{{  // {}: every thread makes the same number of trips (the schedulers inside need the whole block)",
+            f.id
+        ));
+        let first = match &f.space {
+            Space::Worklist => {
+                self.w
+                    .line(format!("const uint64_t irgl_total{n} = irgl_in.size();"));
+                None
+            }
+            Space::Nodes => {
+                self.w
+                    .line(format!("const uint64_t irgl_total{n} = {g}.csr.nnodes;"));
+                None
+            }
+            Space::Edges { node } => {
+                let node = self.x.cond(*node);
+                self.w
+                    .line(format!("const uint32_t irgl_node{n} = {node};"));
+                self.w.line(format!(
+                    "const uint32_t irgl_first{n} = {g}.csr.begin(irgl_node{n});"
+                ));
+                self.w.line(format!(
+                    "const uint64_t irgl_total{n} = {g}.csr.end(irgl_node{n}) - irgl_first{n};"
+                ));
+                Some(format!("irgl_first{n}"))
+            }
+            Space::Range { lo, hi } => {
+                let (lo, hi) = (self.x.cond(*lo), self.x.cond(*hi));
+                self.w.line(format!("const {ty} irgl_first{n} = {lo};"));
+                self.w.line(format!("const {ty} irgl_hi{n} = {hi};"));
+                self.w.line(format!(
+                    "const uint64_t irgl_total{n} = irgl_hi{n} > irgl_first{n} ? static_cast<uint64_t>(irgl_hi{n} - irgl_first{n}) : 0;"
+                ));
+                Some(format!("irgl_first{n}"))
+            }
+            Space::Inspected => panic!("{}: an inspected space on an outer loop", f.id),
+        };
+        self.w.open(format!(
+            "for (uint64_t irgl_base{n} = 0; irgl_base{n} < irgl_total{n}; irgl_base{n} += static_cast<uint64_t>(blockDim.x) * gridDim.x) {{"
+        ));
+        self.w.line(format!(
+            "const uint64_t irgl_i{n} = irgl_base{n} + blockIdx.x * blockDim.x + threadIdx.x;"
+        ));
+        self.w.line(format!(
+            "const bool irgl_active{n} = irgl_i{n} < irgl_total{n};"
+        ));
+        match first {
+            Some(first) => self.w.line(format!(
+                "const {ty} {v} = static_cast<{ty}>({first} + irgl_i{n});"
+            )),
+            None => self
+                .w
+                .line(format!("const {ty} {v} = static_cast<{ty}>(irgl_i{n});")),
+        }
+        self.active.push(format!("irgl_active{n}"));
+        self.block(&f.body);
+        self.active.pop();
+        self.w.close("}");
+        self.w.close("}");
+    }
+
+    /// The local that says whether this thread reached `loop_id`.
+    fn reached_flag(&self, loop_id: LoopId) -> LocalId {
+        let body = self.body();
+        body.stmts
+            .values()
+            .find_map(|s| match &s.kind {
+                StmtKind::ForAll(f) if f.id == loop_id => match &f.schedule {
+                    Schedule::Block(b) => Some(b.state.reached),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{loop_id} is not block-scheduled"))
+    }
+
+    fn phase(&mut self, p: &Phase) {
+        let (guard, what) = match p.guard {
+            PhaseGuard::Active => (
+                self.active
+                    .last()
+                    .cloned()
+                    .expect("a Phase inside a uniform loop"),
+                "this thread's item".to_string(),
+            ),
+            PhaseGuard::Reached(l) => (
+                self.x.local(self.reached_flag(l)),
+                format!("the rest of the item after {l}"),
+            ),
+        };
+        if needs_exit(self.body(), &p.body) {
+            self.w.open(format!("do {{  // {what}"));
+            self.w.line(format!("if (!{guard}) break;"));
+            self.continues.push(ContinueAs::Break);
+            self.block(&p.body);
+            self.continues.pop();
+            self.w.close("} while (0);");
+        } else {
+            self.w.open(format!("if ({guard}) {{  // {what}"));
+            self.block(&p.body);
+            self.w.close("}");
+        }
+    }
+
+    fn inspect(&mut self, i: &Inspect) {
+        let n = i.loop_id.index();
+        let g = self.x.graph();
+        let reached = self.x.local(i.state.reached);
+        let count = self.x.local(i.state.count);
+        let begin = self.x.local(i.state.begin);
+        self.w.open(format!(
+            "{{  // {}: hand the iterations to the schedulers",
+            i.loop_id
+        ));
+        match &i.space {
+            Space::Edges { node } => {
+                let node = self.x.cond(*node);
+                self.w
+                    .line(format!("const uint32_t irgl_node{n} = {node};"));
+                self.w
+                    .line(format!("{begin} = {g}.csr.begin(irgl_node{n});"));
+                self.w
+                    .line(format!("{count} = {g}.csr.end(irgl_node{n}) - {begin};"));
+            }
+            Space::Range { lo, hi } => {
+                let ty = c_type(self.body().locals[i.state.begin].ty);
+                let (lo, hi) = (self.x.cond(*lo), self.x.cond(*hi));
+                self.w.line(format!("const {ty} irgl_lo{n} = {lo};"));
+                self.w.line(format!("const {ty} irgl_hi{n} = {hi};"));
+                self.w.line(format!("{begin} = irgl_lo{n};"));
+                self.w.line(format!(
+                    "{count} = irgl_hi{n} > irgl_lo{n} ? static_cast<uint32_t>(irgl_hi{n}) - static_cast<uint32_t>(irgl_lo{n}) : 0u;"
+                ));
+            }
+            Space::Nodes => {
+                self.w.line(format!("{begin} = 0u;"));
+                self.w.line(format!("{count} = {g}.csr.nnodes;"));
+            }
+            Space::Worklist | Space::Inspected => {
+                panic!("{}: inspect of a worklist or inspected space", i.loop_id)
+            }
+        }
+        self.w.line(format!("{reached} = true;"));
+        self.w.close("}");
+        self.w.line("break;");
+    }
 }

@@ -1,187 +1,227 @@
 //! Expressions in generated code, on either side: device code (kernels) and host code (`main`).
 
-use irgl_syntax::ast::*;
+use irgl_ir::*;
 
+use crate::Side;
 use crate::names::cpp;
-use irgl_check::Resolution;
 
-use crate::{Ctx, c_type};
-
-/// Where an expression runs: names of params, globals and properties differ between sides.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
-    Device,
-    Host,
+/// The C++ type of a value type.
+pub(crate) fn c_type(t: Ty) -> &'static str {
+    match t {
+        Ty::Bool => "bool",
+        Ty::U32 | Ty::Node | Ty::Edge => "uint32_t",
+        Ty::I32 => "int32_t",
+        Ty::U64 => "unsigned long long",
+        Ty::I64 => "long long",
+        Ty::F32 => "float",
+        Ty::F64 => "double",
+        Ty::Lock | Ty::Mark => "unsigned int",
+        Ty::Graph => "G",
+        Ty::Void | Ty::Error => panic!("no C++ type for {t}: the IR verifier rejects it"),
+    }
 }
 
-impl Ctx<'_> {
+/// Prints the expressions of one body.
+#[derive(Clone, Copy)]
+pub(crate) struct Exprs<'a> {
+    pub m: &'a Module,
+    pub body: &'a Body,
+    pub side: Side,
+    /// The kernel's name for the graph (device code).
+    pub graph: &'a str,
+}
+
+impl<'a> Exprs<'a> {
+    /// The C++ name of a local.
+    pub fn local(&self, l: LocalId) -> String {
+        let local = &self.body.locals[l];
+        match local.kind {
+            LocalKind::Temp | LocalKind::Array { .. } => local.name.clone(),
+            _ => cpp(&local.name).into_owned(),
+        }
+    }
+
+    fn ty(&self, e: ExprId) -> Ty {
+        self.body.exprs[e].ty
+    }
+
     /// The C++ text of `e`. Composite expressions are fully parenthesized.
-    pub(crate) fn expr(&self, e: &Expr, side: Side) -> String {
-        match &e.kind {
-            ExprKind::Int(v) => int_literal(*v, self.ty(e)),
-            ExprKind::Float(v) => float_literal(*v, self.ty(e)),
-            ExprKind::Bool(b) => b.to_string(),
-            ExprKind::Name(n) => self.name(e, &n.name, side),
-            ExprKind::Unary { op, operand } => {
-                format!("({}{})", op.spelling(), self.expr(operand, side))
+    pub fn expr(&self, e: ExprId) -> String {
+        let x = &self.body.exprs[e];
+        match &x.kind {
+            ExprKind::Literal(Literal::Bool(b)) => b.to_string(),
+            ExprKind::Literal(Literal::Int(v)) => int_literal(*v, x.ty),
+            ExprKind::Literal(Literal::Float(v)) => float_literal(*v, x.ty),
+            ExprKind::Local(l) => self.local(*l),
+            ExprKind::Const(c) => cpp(&self.m.consts[c.index()].name).into_owned(),
+            ExprKind::Param(p) => {
+                let name = cpp(&self.m.params[p.index()].name);
+                match self.side {
+                    Side::Device => format!("params.{name}"),
+                    Side::Host => format!("h_params.{name}"),
+                }
             }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let (l, r) = (self.expr(lhs, side), self.expr(rhs, side));
-                if *op == BinaryOp::Rem && matches!(self.ty(lhs), TypeKind::F32 | TypeKind::F64) {
-                    let f = if self.ty(lhs) == TypeKind::F32 {
-                        "fmodf"
-                    } else {
-                        "fmod"
-                    };
+            ExprKind::Global(g) => {
+                let name = cpp(&self.m.globals[g.index()].name);
+                match self.side {
+                    Side::Device => name.into_owned(),
+                    Side::Host => format!("get_{name}()"),
+                }
+            }
+            ExprKind::Element { prop, index } => self.element(*prop, *index),
+            ExprKind::Unary(op, a) => format!("({}{})", op.spelling(), self.expr(*a)),
+            ExprKind::Binary(op, a, b) => {
+                let (l, r) = (self.expr(*a), self.expr(*b));
+                let lt = self.ty(*a);
+                if *op == BinaryOp::Rem && lt.is_float() {
+                    let f = if lt == Ty::F32 { "fmodf" } else { "fmod" };
                     return format!("{f}({l}, {r})");
                 }
                 format!("({l} {} {r})", op.spelling())
             }
-            ExprKind::Ternary {
+            ExprKind::Select {
                 cond,
                 then_expr,
                 else_expr,
             } => format!(
                 "({} ? {} : {})",
-                self.expr(cond, side),
-                self.expr(then_expr, side),
-                self.expr(else_expr, side)
+                self.expr(*cond),
+                self.expr(*then_expr),
+                self.expr(*else_expr)
             ),
-            ExprKind::Cast { expr, ty } => {
-                format!(
-                    "static_cast<{}>({})",
-                    c_type(ty.kind),
-                    self.expr(expr, side)
-                )
+            ExprKind::Cast(a) => format!("static_cast<{}>({})", c_type(x.ty), self.expr(*a)),
+            ExprKind::Builtin(b, args) => self.builtin(*b, args, x.ty),
+            ExprKind::Atomic { op, place, args } => {
+                // atomicAdd(place, v) -> irgl::atomic_add(&place, v): one overload set per type.
+                let name = op.name().trim_start_matches("atomic").to_ascii_lowercase();
+                let mut parts = vec![self.address(place)];
+                let ty = c_type(x.ty);
+                parts.extend(
+                    args.iter()
+                        .map(|a| format!("static_cast<{ty}>({})", self.cond(*a))),
+                );
+                format!("irgl::atomic_{name}({})", parts.join(", "))
             }
-            ExprKind::Call { func, args } => self.call(e, &func.name, args, side),
-            ExprKind::Field { base, field } => match (side, field.name.as_str()) {
-                (Side::Device, f) => format!("{}.csr.{f}", cpp(&base.name)),
-                (Side::Host, f) => format!("h.hg.{f}"),
-            },
-            ExprKind::Index { base, prop, index } => {
-                let i = self.expr(index, side);
-                match side {
-                    Side::Device => format!("{}.{}[{i}]", cpp(&base.name), cpp(&prop.name)),
-                    // The input property is the graph file's edge data, also kept on the host.
-                    Side::Host if self.is_input_prop(e) => {
-                        format!("irgl::host_edge_data(h.hg, {i})")
-                    }
-                    Side::Host => format!("read_element(h.{}, {i})", cpp(&prop.name)),
+            ExprKind::GraphSize(f) => {
+                let field = match f {
+                    GraphField::NNodes => "nnodes",
+                    GraphField::NEdges => "nedges",
+                };
+                match self.side {
+                    Side::Device => format!("{}.csr.{field}", self.graph()),
+                    Side::Host => format!("h.hg.{field}"),
                 }
             }
-            ExprKind::Method { base, method, args } => {
-                let args: Vec<String> = args.iter().map(|a| self.expr(a, side)).collect();
-                let m = match method.name.as_str() {
-                    "edge_begin" => "begin",
-                    "edge_end" => "end",
-                    other => other,
+            ExprKind::GraphQuery(m, a) => {
+                let method = match m {
+                    GraphMethod::Dst => "dst",
+                    GraphMethod::Degree => "degree",
+                    GraphMethod::EdgeBegin => "begin",
+                    GraphMethod::EdgeEnd => "end",
                 };
-                match side {
-                    Side::Device => format!("{}.csr.{m}({})", cpp(&base.name), args.join(", ")),
-                    Side::Host => format!("irgl::host_{m}(h.hg, {})", args.join(", ")),
+                let a = self.expr(*a);
+                match self.side {
+                    Side::Device => format!("{}.csr.{method}({a})", self.graph()),
+                    Side::Host => format!("irgl::host_{method}(h.hg, {a})"),
                 }
             }
-            // A checked program has none.
-            ExprKind::Error => "0".to_string(),
-            ExprKind::Pop(i) => format!("irgl_in.pop({})", self.expr(i, side)),
-            ExprKind::Push(x) => format!("irgl_out.push({})", self.expr(x, side)),
-            ExprKind::Invoke { reduction, call } => {
-                let args = self.host_call_args(call);
-                let kind = match reduction {
-                    Reduction::Any => "irgl::Reduce::Any",
-                    Reduction::All => "irgl::Reduce::All",
-                };
-                format!("reduce_{}(h{args}, {kind})", cpp(&call.kernel.name))
-            }
+            ExprKind::Pop(i) => format!("irgl_in.pop({})", self.expr(*i)),
+            ExprKind::TryLock { locks, index } => format!(
+                "irgl::try_lock({}.{}, {})",
+                self.graph(),
+                cpp(&self.m.prop(*locks).name),
+                self.cond(*index)
+            ),
+            ExprKind::TryMarks { marks, ids } => format!(
+                "irgl::exclusive_acquire({}.{}, {}, {})",
+                self.graph(),
+                cpp(&self.m.prop(*marks).name),
+                self.local(*ids),
+                array_len(self.body, *ids)
+            ),
+            ExprKind::WorklistSize(w) => format!("h.wl.{}().size()", wl_name(*w)),
+            ExprKind::ReduceResult => "h.reduce.read()".to_string(),
         }
     }
 
-    /// Whether `e` is an element of the `input` edge property.
-    fn is_input_prop(&self, e: &Expr) -> bool {
-        matches!(self.info.resolution(e.id), Some(Resolution::EdgeProperty(p)) if self.info.prop(p).is_some_and(|p| p.input))
+    /// The graph as kernels name it.
+    pub fn graph(&self) -> String {
+        cpp(self.graph).into_owned()
+    }
+
+    /// An element read: `g.level[i]` on the device, a copy on the host.
+    fn element(&self, prop: PropId, index: ExprId) -> String {
+        let p = self.m.prop(prop);
+        let i = self.expr(index);
+        match self.side {
+            Side::Device => format!("{}.{}[{i}]", self.graph(), cpp(&p.name)),
+            // The input property is the graph file's edge data, also kept on the host.
+            Side::Host if p.input => format!("irgl::host_edge_data(h.hg, {i})"),
+            Side::Host => format!("read_element(h.{}, {i})", cpp(&p.name)),
+        }
     }
 
     /// An expression in a position that brings its own parentheses (`if (...)`).
-    pub(crate) fn cond(&self, e: &Expr, side: Side) -> String {
-        strip_parens(self.expr(e, side))
-    }
-
-    /// A name: a local, or a program-level const, param or global.
-    fn name(&self, e: &Expr, name: &str, side: Side) -> String {
-        match (self.info.resolution(e.id), side) {
-            (Some(Resolution::Param(_)), Side::Device) => format!("params.{}", cpp(name)),
-            (Some(Resolution::Param(_)), Side::Host) => format!("h_params.{}", cpp(name)),
-            (Some(Resolution::Global(_)), Side::Host) => format!("get_{}()", cpp(name)),
-            _ => cpp(name).into_owned(),
-        }
-    }
-
-    /// `, a, b` for the scalar arguments of a kernel call (the graph argument is implicit).
-    pub(crate) fn host_call_args(&self, call: &Call) -> String {
-        let Some(kernel) = self.kernel(&call.kernel.name) else {
-            return String::new();
-        };
-        let mut out = String::new();
-        for (param, arg) in kernel.params.iter().zip(&call.args) {
-            if param.ty.kind == TypeKind::Graph {
-                continue;
-            }
-            out.push_str(", ");
-            out.push_str(&format!(
-                "static_cast<{}>({})",
-                c_type(param.ty.kind),
-                self.cond(arg, Side::Host)
-            ));
-        }
-        out
+    pub fn cond(&self, e: ExprId) -> String {
+        strip_parens(self.expr(e))
     }
 
     /// The address of a place (a property element or a global), for atomics.
-    fn place_address(&self, e: &Expr) -> String {
-        match &e.kind {
-            ExprKind::Index { base, prop, index } => format!(
+    fn address(&self, place: &Place) -> String {
+        match place {
+            Place::Element { prop, index } => format!(
                 "&{}.{}[{}]",
-                cpp(&base.name),
-                cpp(&prop.name),
-                self.expr(index, Side::Device)
+                self.graph(),
+                cpp(&self.m.prop(*prop).name),
+                self.expr(*index)
             ),
-            _ => format!("&{}", self.expr(e, Side::Device)),
+            Place::Global(g) => format!("&{}", cpp(&self.m.globals[g.index()].name)),
+            Place::Local(l) => panic!("atomic on the local {l}: the checker rejects it"),
         }
     }
 
-    fn call(&self, e: &Expr, func: &str, args: &[Expr], side: Side) -> String {
-        if let Some(op) = func.strip_prefix("atomic") {
-            // atomicAdd(place, v) -> irgl::atomic_add(&place, v): one overload set for every type.
-            let op = op.to_ascii_lowercase();
-            let mut parts = vec![self.place_address(&args[0])];
-            let ty = c_type(self.ty(e));
-            parts.extend(
-                args[1..]
-                    .iter()
-                    .map(|a| format!("static_cast<{ty}>({})", self.cond(a, side))),
-            );
-            return format!("irgl::atomic_{op}({})", parts.join(", "));
+    /// A place on the device, as an lvalue.
+    pub fn device_place(&self, place: &Place) -> String {
+        match place {
+            Place::Local(l) => self.local(*l),
+            Place::Global(g) => cpp(&self.m.globals[g.index()].name).into_owned(),
+            Place::Element { prop, index } => self.element(*prop, *index),
         }
-        let args_s: Vec<String> = args.iter().map(|a| self.cond(a, side)).collect();
-        let is_float = matches!(self.ty(e), TypeKind::F32 | TypeKind::F64);
-        let is_f32 = self.ty(e) == TypeKind::F32;
-        match func {
-            "min" | "max" => {
-                let ty = c_type(self.ty(e));
-                let args: Vec<String> = args_s
-                    .iter()
-                    .map(|a| format!("static_cast<{ty}>({a})"))
-                    .collect();
-                format!("irgl::{func}_of({})", args.join(", "))
+    }
+
+    fn builtin(&self, b: Builtin, args: &[ExprId], ty: Ty) -> String {
+        let a: Vec<String> = args.iter().map(|a| self.cond(*a)).collect();
+        let is_f32 = ty == Ty::F32;
+        match b {
+            Builtin::Min | Builtin::Max => {
+                let t = c_type(ty);
+                let args: Vec<String> =
+                    a.iter().map(|x| format!("static_cast<{t}>({x})")).collect();
+                let f = if b == Builtin::Min { "min" } else { "max" };
+                format!("irgl::{f}_of({})", args.join(", "))
             }
-            "abs" | "fabs" if is_float => {
-                format!("{}({})", if is_f32 { "fabsf" } else { "fabs" }, args_s[0])
+            Builtin::Abs | Builtin::Fabs if ty.is_float() => {
+                format!("{}({})", if is_f32 { "fabsf" } else { "fabs" }, a[0])
             }
-            "abs" => format!("irgl::abs_of({})", args_s[0]),
-            "sqrt" => format!("{}({})", if is_f32 { "sqrtf" } else { "sqrt" }, args_s[0]),
-            other => format!("{}({})", cpp(other), args_s.join(", ")),
+            Builtin::Abs | Builtin::Fabs => format!("irgl::abs_of({})", a[0]),
+            Builtin::Sqrt => format!("{}({})", if is_f32 { "sqrtf" } else { "sqrt" }, a[0]),
         }
+    }
+}
+
+/// The length of an array local.
+pub(crate) fn array_len(body: &Body, l: LocalId) -> u32 {
+    match body.locals[l].kind {
+        LocalKind::Array { len } => len,
+        k => panic!("{l} is a {k:?} local, not an array"),
+    }
+}
+
+pub(crate) fn wl_name(w: WorklistRef) -> &'static str {
+    match w {
+        WorklistRef::In => "in",
+        WorklistRef::Out => "out",
+        WorklistRef::Retry => "retry",
     }
 }
 
@@ -205,30 +245,55 @@ pub(crate) fn strip_parens(s: String) -> String {
 }
 
 /// An integer literal with the C++ suffix of its type.
-pub(crate) fn int_literal(v: u64, ty: TypeKind) -> String {
+pub(crate) fn int_literal(v: u64, ty: Ty) -> String {
     match ty {
-        TypeKind::U64 => format!("{v}ull"),
-        TypeKind::I64 if v <= i64::MAX as u64 => format!("{v}ll"),
-        TypeKind::I64 => format!("static_cast<long long>({v}ull)"),
-        TypeKind::I32 if v <= i32::MAX as u64 => format!("{v}"),
-        TypeKind::I32 => format!("static_cast<int32_t>({v}ll)"),
-        TypeKind::F32 => format!("{v}.0f"),
-        TypeKind::F64 => format!("{v}.0"),
-        _ => format!("{v}u"),
+        Ty::U64 => format!("{v}ull"),
+        Ty::I64 if v <= i64::MAX as u64 => format!("{v}ll"),
+        Ty::I64 => format!("static_cast<long long>({v}ull)"),
+        Ty::I32 if v <= i32::MAX as u64 => format!("{v}"),
+        Ty::I32 => format!("static_cast<int32_t>({v}ll)"),
+        Ty::F32 => format!("{v}.0f"),
+        Ty::F64 => format!("{v}.0"),
+        Ty::U32 | Ty::Node | Ty::Edge => format!("{v}u"),
+        t => panic!("integer literal of type {t}"),
     }
 }
 
 /// A floating-point literal that reads back exactly.
-pub(crate) fn float_literal(v: f64, ty: TypeKind) -> String {
+pub(crate) fn float_literal(v: f64, ty: Ty) -> String {
     let text = format!("{v:?}");
     let text = if text.contains(['.', 'e', 'E']) {
         text
     } else {
         format!("{text}.0")
     };
-    if ty == TypeKind::F32 {
+    if ty == Ty::F32 {
         format!("{text}f")
     } else {
         text
+    }
+}
+
+/// A folded constant as a C++ literal of its own type.
+pub(crate) fn value_literal(v: Value) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::U32(x) => int_literal(u64::from(x), Ty::U32),
+        Value::U64(x) => int_literal(x, Ty::U64),
+        Value::I32(x) if x < 0 => format!("(-{})", int_literal(x.unsigned_abs().into(), Ty::I64)),
+        Value::I32(x) => int_literal(x as u64, Ty::I32),
+        Value::I64(x) if x < 0 => format!("(-{})", int_literal(x.unsigned_abs(), Ty::U64)),
+        Value::I64(x) => int_literal(x as u64, Ty::I64),
+        Value::F32(x) => {
+            // The shortest text that reads back as this f32 (`0.85f`, not `0.8500000238f`).
+            let text = format!("{x:?}");
+            let text = if text.contains(['.', 'e', 'E']) {
+                text
+            } else {
+                format!("{text}.0")
+            };
+            format!("{text}f")
+        }
+        Value::F64(x) => float_literal(x, Ty::F64),
     }
 }

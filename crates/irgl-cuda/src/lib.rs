@@ -1,48 +1,46 @@
-//! The CUDA back end: a checked IrGL program to one self-contained `.cu` file.
+//! The CUDA back end: a verified IR [`Module`] to one self-contained `.cu` file.
 //!
 //! The file's fixed shape (prologue, declarations, the `Host` state, argument parsing, output
-//! writing) is the askama template `templates/program.cu`; kernel bodies and the body of
-//! `main` come from a writer with an indentation level ([`writer::Writer`]): device code in
-//! [`device`], host orchestration in [`host`], expressions for both in [`expr`].
+//! writing, repeated timed runs) is the askama template `templates/program.cu`; kernel bodies
+//! and the body of `main` come from a writer with an indentation level ([`writer::Writer`]):
+//! statements in [`stmt`], kernel constructs and `ForAll`s in [`device`], the nested-loop
+//! schedulers in [`sched`], orchestration and launchers in [`host`], expressions in [`expr`].
 //!
-//! The generated code includes the device runtime (`runtime-cuda/include/irgl`), which holds
-//! the graph, worklists, reductions, locks, the Exclusive protocol and the grid barrier.
-//! Output is deterministic: the same program and options give byte-identical CUDA.
-
-use std::collections::HashMap;
+//! The back end decides nothing: schedules, aggregation levels and launch shapes are in the
+//! IR, and a fact missing from it (a type, a value) is a compiler bug that panics here rather
+//! than a default printed into the program. The generated code includes the device runtime
+//! (`runtime-cuda/include/irgl`). Output is deterministic: the same module and options give
+//! byte-identical CUDA.
 
 use askama::Template;
-use irgl_check::{IterKind, KernelInfo, ProgramInfo, Ty, Value};
-use irgl_syntax::ast::*;
+use irgl_ir::*;
 
 mod device;
 mod expr;
 mod host;
 mod names;
+mod sched;
 mod stmt;
 mod writer;
 
-/// What the back end needs besides the program.
-#[derive(Clone, Debug)]
-pub struct EmitOptions {
-    /// The source file's name as the user gave it, for the header.
-    pub source: String,
-    /// The program's name, used for the binary, its output file and its JSON record.
-    pub program: String,
-    /// Threads per block.
-    pub block_size: u32,
-    /// The command that regenerates this file, for the header.
-    pub rebuild: String,
+use expr::{c_type, value_literal};
+use names::cpp;
+
+/// Which side of the program a piece of code runs on: names of params, globals and
+/// properties differ between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Device,
+    Host,
 }
 
-impl EmitOptions {
-    /// The option set as written in the generated file's header.
-    pub fn describe(&self) -> String {
-        format!(
-            "block_size={}, schedule=baseline (serial nested ForAll, one atomic per push, host-driven iteration)",
-            self.block_size
-        )
-    }
+/// What the generated file's header says besides the program.
+#[derive(Clone, Debug)]
+pub struct EmitMeta {
+    /// The option set, as canonical text (`OptConfig`'s).
+    pub options: String,
+    /// The command that regenerates this file.
+    pub rebuild: String,
 }
 
 /// What a program requires of its input graph, from its `graph` declaration: the runner
@@ -57,153 +55,11 @@ pub struct GraphNeeds {
     pub weights: bool,
 }
 
-pub fn graph_needs(program: &Program) -> GraphNeeds {
-    let mut needs = GraphNeeds::default();
-    for item in &program.items {
-        if let ItemKind::Graph(g) = &item.kind {
-            needs.symmetric |= g.attrs.iter().any(|a| a.name == "symmetric");
-            needs.simple |= g.attrs.iter().any(|a| a.name == "simple");
-            needs.weights |= g.props.iter().any(|p| p.input);
-        }
-    }
-    needs
-}
-
-/// The C++ type of an IrGL type.
-pub(crate) fn c_type(t: TypeKind) -> &'static str {
-    match t {
-        TypeKind::Bool => "bool",
-        TypeKind::U32 | TypeKind::Node | TypeKind::Edge => "uint32_t",
-        TypeKind::I32 => "int32_t",
-        TypeKind::U64 => "unsigned long long",
-        TypeKind::I64 => "long long",
-        TypeKind::F32 => "float",
-        TypeKind::F64 => "double",
-        TypeKind::Lock | TypeKind::Mark => "unsigned int",
-        TypeKind::Graph => "G",
-    }
-}
-
-/// Facts about a kernel that decide how it is declared and launched (from the checker's
-/// [`irgl_check::KernelInfo`]).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct KernelFacts {
-    /// Mentions `WL`: takes the worklists, and its invocations swap them.
-    pub uses_worklist: bool,
-    /// Has a `ForAll (i In WL)`: the launch is sized by the input worklist.
-    pub pops: bool,
-    /// Has `Retry` or `Respawn`: invoked again while its retry worklist is not empty.
-    pub retries: bool,
-    /// Has `ReduceAndReturn`.
-    pub reduces: bool,
-    /// Has `SyncRunningThreads`: launched cooperatively, all blocks resident.
-    pub cooperative: bool,
-    /// Has an outermost `ForAll` at all (otherwise it runs on one thread).
-    pub has_forall: bool,
-    /// Has an outermost `ForAll` over the nodes: the launch is sized by the node count.
-    pub over_nodes: bool,
-}
-
-impl KernelFacts {
-    fn of(k: &KernelInfo) -> KernelFacts {
-        let outer = || k.foralls.iter().filter(|f| f.depth == 0);
-        KernelFacts {
-            uses_worklist: k.uses_worklist(),
-            pops: k.iterates_worklist,
-            retries: !k.retry_sites.is_empty(),
-            reduces: k.has_reduce(),
-            cooperative: k.sync_running_threads,
-            has_forall: outer().next().is_some(),
-            over_nodes: outer().any(|f| f.iter == IterKind::Nodes),
-        }
-    }
-}
-
-/// Everything the writers need to know about the program.
-pub(crate) struct Ctx<'a> {
-    info: &'a ProgramInfo,
-    kernels: HashMap<&'a str, (&'a KernelDecl, KernelFacts)>,
-}
-
-impl<'a> Ctx<'a> {
-    fn new(program: &'a Program, info: &'a ProgramInfo) -> Ctx<'a> {
-        let mut kernels = HashMap::new();
-        for k in program.kernels() {
-            let facts = info
-                .kernel_named(&k.name.name)
-                .map(|id| KernelFacts::of(info.kernel(id)))
-                .unwrap_or_default();
-            kernels.insert(k.name.name.as_str(), (k, facts));
-        }
-        Ctx { info, kernels }
-    }
-
-    pub(crate) fn kernel(&self, name: &str) -> Option<&'a KernelDecl> {
-        self.kernels.get(name).map(|(k, _)| *k)
-    }
-
-    pub(crate) fn facts(&self, kernel: &str) -> KernelFacts {
-        self.kernels
-            .get(kernel)
-            .map(|(_, f)| f.clone())
-            .unwrap_or_default()
-    }
-
-    /// The type the checker gave an expression (`u32` for the typeless, which a checked
-    /// program only has in statement position).
-    pub(crate) fn ty(&self, e: &Expr) -> TypeKind {
-        type_kind(self.info.expr_ty(e.id))
-    }
-}
-
-/// The IrGL type behind a checker type (`u32` for the typeless and the erroneous, which a
-/// checked program only has where no value is used).
-fn type_kind(ty: Ty) -> TypeKind {
-    {
-        match ty {
-            Ty::Bool => TypeKind::Bool,
-            Ty::I32 => TypeKind::I32,
-            Ty::U64 => TypeKind::U64,
-            Ty::I64 => TypeKind::I64,
-            Ty::F32 => TypeKind::F32,
-            Ty::F64 => TypeKind::F64,
-            Ty::Node => TypeKind::Node,
-            Ty::Edge => TypeKind::Edge,
-            Ty::Graph => TypeKind::Graph,
-            Ty::Lock => TypeKind::Lock,
-            Ty::Mark => TypeKind::Mark,
-            Ty::U32 | Ty::Void | Ty::Error => TypeKind::U32,
-        }
-    }
-}
-
-/// A folded constant as a C++ literal of its own type.
-fn value_literal(v: Option<Value>) -> String {
-    match v {
-        None => "0".to_string(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::U32(x)) => expr::int_literal(u64::from(x), TypeKind::U32),
-        Some(Value::U64(x)) => expr::int_literal(x, TypeKind::U64),
-        Some(Value::I32(x)) if x < 0 => format!(
-            "(-{})",
-            expr::int_literal(x.unsigned_abs().into(), TypeKind::I64)
-        ),
-        Some(Value::I32(x)) => expr::int_literal(x as u64, TypeKind::I32),
-        Some(Value::I64(x)) if x < 0 => {
-            format!("(-{})", expr::int_literal(x.unsigned_abs(), TypeKind::U64))
-        }
-        Some(Value::I64(x)) => expr::int_literal(x as u64, TypeKind::I64),
-        Some(Value::F32(x)) => {
-            // The shortest text that reads back as this f32 (`0.85f`, not `0.8500000238f`).
-            let text = format!("{x:?}");
-            let text = if text.contains(['.', 'e', 'E']) {
-                text
-            } else {
-                format!("{text}.0")
-            };
-            format!("{text}f")
-        }
-        Some(Value::F64(x)) => expr::float_literal(x, TypeKind::F64),
+pub fn graph_needs(m: &Module) -> GraphNeeds {
+    GraphNeeds {
+        symmetric: m.graph.symmetric,
+        simple: m.graph.simple,
+        weights: m.graph.input.is_some(),
     }
 }
 
@@ -274,110 +130,100 @@ struct ProgramTemplate {
     output_arrays: Vec<OutputDef>,
 }
 
-/// Generates the CUDA source of a checked program (one without errors).
-pub fn emit_program(program: &Program, info: &ProgramInfo, opts: &EmitOptions) -> String {
-    let cx = Ctx::new(program, info);
+/// Generates the CUDA source of a module.
+pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
     let mut t = ProgramTemplate {
         version: env!("CARGO_PKG_VERSION").to_string(),
-        source: opts.source.clone(),
-        options: opts.describe(),
-        rebuild: opts.rebuild.clone(),
-        program: opts.program.clone(),
-        description: format!("{} (compiled by irglc from {})", opts.program, opts.source),
-        block_size: opts.block_size,
+        source: m.source.clone(),
+        options: meta.options.clone(),
+        rebuild: meta.rebuild.clone(),
+        program: m.name.clone(),
+        description: format!("{} (compiled by irglc from {})", m.name, m.source),
+        block_size: m.launch.block_size,
         consts: Vec::new(),
         params: Vec::new(),
         globals: Vec::new(),
         props: Vec::new(),
         kernels: Vec::new(),
         main_body: String::new(),
-        needs_edge_data: false,
+        needs_edge_data: m.graph.input.is_some(),
         output_scalars: Vec::new(),
         output_arrays: Vec::new(),
     };
-    let mut prop_types: HashMap<&str, (TypeKind, bool, bool)> = HashMap::new();
-    let mut global_types: HashMap<&str, TypeKind> = HashMap::new();
-    for c in &info.consts {
+    for c in &m.consts {
         t.consts.push(Decl {
-            ty: c_type(type_kind(c.ty)).to_string(),
-            name: names::cpp(&c.name).into_owned(),
+            ty: c_type(c.ty).to_string(),
+            name: cpp(&c.name).into_owned(),
             value: value_literal(c.value),
         });
     }
-    for p in &info.params {
-        let ty = type_kind(p.ty);
+    for p in &m.params {
         let value = value_literal(p.default);
-        let flag_ty = match ty {
-            TypeKind::F32 | TypeKind::F64 => "double",
-            TypeKind::Bool => "bool",
-            TypeKind::I32 | TypeKind::I64 => "int64_t",
+        let flag_ty = match p.ty {
+            Ty::F32 | Ty::F64 => "double",
+            Ty::Bool => "bool",
+            Ty::I32 | Ty::I64 => "int64_t",
             _ => "uint64_t",
         };
         t.params.push(ParamDecl {
-            ty: c_type(ty).to_string(),
-            name: names::cpp(&p.name).into_owned(),
+            ty: c_type(p.ty).to_string(),
+            name: cpp(&p.name).into_owned(),
             flag_value: format!("static_cast<{flag_ty}>({value})"),
             value,
             flag: p.name.replace('_', "-"),
             flag_ty: flag_ty.to_string(),
-            help: format!("param {} ({})", p.name, ty),
-            is_node: ty == TypeKind::Node,
+            help: format!("param {} ({})", p.name, p.ty),
+            is_node: p.ty == Ty::Node,
         });
     }
-    for g in &info.globals {
-        let ty = type_kind(g.ty);
-        global_types.insert(g.name.as_str(), ty);
+    for g in &m.globals {
+        let ty = c_type(g.ty);
         t.globals.push(GlobalDecl {
-            ty: c_type(ty).to_string(),
-            name: names::cpp(&g.name).into_owned(),
-            init: format!("static_cast<{}>({})", c_type(ty), value_literal(g.init)),
+            ty: ty.to_string(),
+            name: cpp(&g.name).into_owned(),
+            init: format!("static_cast<{ty}>({})", value_literal(g.init)),
         });
     }
-    for item in &program.items {
-        match &item.kind {
-            ItemKind::Graph(g) => {
-                for p in &g.props {
-                    let on_edges = p.owner == PropOwner::Edge;
-                    prop_types.insert(p.name.name.as_str(), (p.ty.kind, on_edges, p.input));
-                    t.needs_edge_data |= p.input;
-                    t.props.push(PropDef {
-                        ty: c_type(p.ty.kind).to_string(),
-                        name: names::cpp(&p.name.name).into_owned(),
-                        on_edges,
-                        input: p.input,
-                    });
-                }
-            }
-            ItemKind::Kernel(k) => {
-                let facts = cx.facts(&k.name.name);
-                t.kernels.push(KernelDef {
-                    signature: cx.kernel_signature(k, &facts),
-                    body: cx.kernel_body(k),
-                    launcher: cx.launchers(k, &facts),
+    for p in &m.graph.props {
+        t.props.push(PropDef {
+            ty: c_type(p.ty).to_string(),
+            name: cpp(&p.name).into_owned(),
+            on_edges: p.owner == PropOwner::Edge,
+            input: p.input,
+        });
+    }
+    for (_, k) in m.kernels.iter() {
+        let graph = device::graph_param(k).unwrap_or(&m.graph.name);
+        let mut e = stmt::Emitter::new(m, &k.body, Side::Device, graph, 1);
+        e.block(&k.body.block);
+        t.kernels.push(KernelDef {
+            signature: device::kernel_signature(k),
+            body: e.w.finish(),
+            launcher: host::launcher(k),
+        });
+    }
+    let mut e = stmt::Emitter::new(m, &m.host, Side::Host, &m.graph.name, 1);
+    e.block(&m.host.block);
+    t.main_body = e.w.finish();
+    for o in &m.outputs {
+        match o {
+            Output::Global(g) => {
+                let g = &m.globals[g.index()];
+                t.output_scalars.push(OutputDef {
+                    name: cpp(&g.name).into_owned(),
+                    irgl_ty: g.ty.spelling().to_string(),
+                    on_edges: false,
+                    input: false,
                 });
             }
-            ItemKind::Main(b) => t.main_body = cx.main_body(b),
-            _ => {}
-        }
-    }
-    for item in &program.items {
-        if let ItemKind::Output(o) = &item.kind {
-            for n in &o.names {
-                if let Some(&ty) = global_types.get(n.name.as_str()) {
-                    t.output_scalars.push(OutputDef {
-                        name: names::cpp(&n.name).into_owned(),
-                        irgl_ty: ty.spelling().to_string(),
-                        on_edges: false,
-                        input: false,
-                    });
-                } else if let Some(&(ty, on_edges, input)) = prop_types.get(n.name.as_str()) {
-                    t.output_arrays.push(OutputDef {
-                        name: names::cpp(&n.name).into_owned(),
-                        irgl_ty: ty.spelling().to_string(),
-                        on_edges,
-                        input,
-                    });
-                }
+            Output::Property(p) => {
+                let p = m.prop(*p);
+                t.output_arrays.push(OutputDef {
+                    name: cpp(&p.name).into_owned(),
+                    irgl_ty: p.ty.spelling().to_string(),
+                    on_edges: p.owner == PropOwner::Edge,
+                    input: p.input,
+                });
             }
         }
     }

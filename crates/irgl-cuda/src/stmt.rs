@@ -1,146 +1,277 @@
 //! Statements, on both sides: the control flow that kernels and `main` share is written here
-//! once; the kernel constructs go to [`crate::device`], the orchestration to [`crate::host`].
+//! once; the kernel constructs go to [`crate::device`] and [`crate::sched`], the orchestration
+//! to [`crate::host`].
 
-use irgl_syntax::ast::*;
+use irgl_ir::*;
 
-use crate::Ctx;
-use crate::expr::Side;
+use crate::Side;
+use crate::expr::{Exprs, c_type, value_literal};
+use crate::names::cpp;
 use crate::writer::Writer;
 
-/// Where a statement stands: on which side, inside how many `ForAll`s (kernels) or `Pipe`s
-/// (`main`).
-#[derive(Clone, Copy)]
-pub(crate) struct Nest {
-    pub side: Side,
-    pub foralls: usize,
-    pub pipes: usize,
+/// How a `Continue` is spelled where it stands.
+#[derive(Clone, Debug)]
+pub(crate) enum ContinueAs {
+    /// Inside a C loop: `continue;`.
+    Continue,
+    /// Inside a `do { } while (0)` that stands for the rest of an iteration: `break;`.
+    Break,
+    /// Inside a loop whose step is not one expression: `goto label;`.
+    Goto(String),
 }
 
-impl Nest {
-    pub fn kernel() -> Nest {
-        Nest {
-            side: Side::Device,
-            foralls: 0,
-            pipes: 0,
-        }
-    }
-
-    pub fn main() -> Nest {
-        Nest {
-            side: Side::Host,
-            foralls: 0,
-            pipes: 0,
-        }
-    }
+/// Writes the statements of one body.
+pub(crate) struct Emitter<'a> {
+    pub x: Exprs<'a>,
+    pub w: Writer,
+    /// The innermost construct that a `Continue` targets, last.
+    pub continues: Vec<ContinueAs>,
+    /// The flag of the innermost uniform outer loop: whether this thread has an item.
+    pub active: Vec<String>,
 }
 
-impl Ctx<'_> {
-    pub(crate) fn stmts(&self, w: &mut Writer, b: &Block, nest: Nest) {
-        for s in &b.stmts {
-            self.stmt(w, s, nest);
-        }
-    }
-
-    /// `head {`, the block's statements, `}`.
-    pub(crate) fn block(&self, w: &mut Writer, head: &str, b: &Block, nest: Nest) {
-        w.open(format!("{head}{{"));
-        self.stmts(w, b, nest);
-        w.close("}");
-    }
-
-    fn stmt(&self, w: &mut Writer, s: &Stmt, nest: Nest) {
-        let side = nest.side;
-        match &s.kind {
-            StmtKind::Let { .. } | StmtKind::Expr(_) => {
-                let text = self.simple(s, side);
-                w.line(format!("{text};"));
-            }
-            StmtKind::Assign { target, op, value } => match side {
-                Side::Device => {
-                    let text = self.simple(s, side);
-                    w.line(format!("{text};"));
-                }
-                Side::Host => self.host_assign(w, target, *op, value),
+impl<'a> Emitter<'a> {
+    pub fn new(m: &'a Module, body: &'a Body, side: Side, graph: &'a str, level: usize) -> Self {
+        Emitter {
+            x: Exprs {
+                m,
+                body,
+                side,
+                graph,
             },
+            w: Writer::new(level),
+            continues: Vec::new(),
+            active: Vec::new(),
+        }
+    }
+
+    pub fn body(&self) -> &'a Body {
+        self.x.body
+    }
+
+    pub fn m(&self) -> &'a Module {
+        self.x.m
+    }
+
+    pub fn side(&self) -> Side {
+        self.x.side
+    }
+
+    pub fn block(&mut self, b: &Block) {
+        for &s in b {
+            self.stmt(s);
+        }
+    }
+
+    /// `head {`, the block, `}`.
+    pub fn braced(&mut self, head: &str, b: &Block) {
+        self.w.open(format!("{head}{{"));
+        self.block(b);
+        self.w.close("}");
+    }
+
+    /// The declaration of a local with an initial value.
+    pub fn declare(&self, l: LocalId, init: Option<ExprId>) -> String {
+        let local = &self.body().locals[l];
+        let value = match init {
+            Some(e) => self.x.cond(e),
+            None => value_literal(
+                Value::zero(local.ty).unwrap_or_else(|| panic!("no zero for local {l}")),
+            ),
+        };
+        format!("{} {} = {value}", c_type(local.ty), self.x.local(l))
+    }
+
+    pub fn stmt(&mut self, s: StmtId) {
+        let body = self.body();
+        match &body.stmts[s].kind {
+            StmtKind::Let { local, init } => {
+                let text = self.declare(*local, *init);
+                self.w.line(format!("{text};"));
+            }
+            StmtKind::LetArray { local, elems } => {
+                let items: Vec<String> = elems.iter().map(|e| self.x.cond(*e)).collect();
+                self.w.line(format!(
+                    "uint32_t {}[{}] = {{{}}};",
+                    self.x.local(*local),
+                    items.len(),
+                    items.join(", ")
+                ));
+            }
+            StmtKind::Assign { place, op, value } => {
+                let text = self.assignment(place, *op, *value);
+                self.w.line(format!("{text};"));
+            }
+            StmtKind::Eval(e) => {
+                let text = self.x.cond(*e);
+                let is_call = matches!(body.exprs[*e].kind, ExprKind::Atomic { .. });
+                if is_call {
+                    self.w.line(format!("{text};"));
+                } else {
+                    self.w.line(format!("(void)({text});"));
+                }
+            }
             StmtKind::If {
                 cond,
                 then_block,
                 else_block,
             } => {
-                w.open(format!("if ({}) {{", self.cond(cond, side)));
-                self.stmts(w, then_block, nest);
-                if let Some(else_block) = else_block {
-                    w.close("} else {");
-                    w.level_up();
-                    self.stmts(w, else_block, nest);
-                }
-                w.close("}");
+                self.w.open(format!("if ({}) {{", self.x.cond(*cond)));
+                self.block(then_block);
+                self.else_chain(else_block);
             }
-            StmtKind::While { cond, body } => {
-                w.open(format!("while ({}) {{", self.cond(cond, side)));
-                self.count_iteration(w, body, nest);
-                self.stmts(w, body, nest);
-                w.close("}");
+            StmtKind::Loop(l) => self.loop_stmt(s, l),
+            StmtKind::Break => self.w.line("break;"),
+            StmtKind::Continue => {
+                let text = match self.continues.last() {
+                    Some(ContinueAs::Continue) => "continue;".to_string(),
+                    Some(ContinueAs::Break) => "break;".to_string(),
+                    Some(ContinueAs::Goto(label)) => format!("goto {label};"),
+                    None => panic!("Continue outside any loop: the IR verifier rejects it"),
+                };
+                self.w.line(text);
             }
-            StmtKind::For {
-                init,
-                cond,
-                step,
-                body,
-            } => {
-                let init = init
-                    .as_ref()
-                    .map(|s| self.simple(s, side))
-                    .unwrap_or_default();
-                let cond = cond
-                    .as_ref()
-                    .map(|c| self.expr(c, side))
-                    .unwrap_or_default();
-                let step = step
-                    .as_ref()
-                    .map(|s| self.simple(s, side))
-                    .unwrap_or_default();
-                w.open(format!("for ({init}; {cond}; {step}) {{"));
-                self.count_iteration(w, body, nest);
-                self.stmts(w, body, nest);
-                w.close("}");
-            }
-            StmtKind::Break => w.line("break;"),
-            StmtKind::Continue => w.line("continue;"),
-            StmtKind::Block(b) => self.block(w, "", b, nest),
-            StmtKind::ForAll { .. }
-            | StmtKind::ReduceAndReturn(_)
-            | StmtKind::Atomic { .. }
-            | StmtKind::Exclusive { .. }
-            | StmtKind::SyncRunningThreads
-            | StmtKind::Retry { .. } => self.kernel_construct(w, s, nest),
-            StmtKind::Invoke(_) | StmtKind::Iterate { .. } | StmtKind::Pipe { .. } => {
-                self.orchestration(w, s, nest)
-            }
-            StmtKind::Error => {}
+            StmtKind::Block(b) => self.braced("", b),
+            StmtKind::CountIteration => self.w.line("++h.iterations;"),
+            StmtKind::ForAll(_)
+            | StmtKind::Push(_)
+            | StmtKind::Reduce(_)
+            | StmtKind::Unlock { .. }
+            | StmtKind::ReleaseMarks { .. }
+            | StmtKind::GridSync
+            | StmtKind::Phase(_)
+            | StmtKind::Inspect(_) => self.device_stmt(s),
+            StmtKind::Launch(_)
+            | StmtKind::WorklistClear
+            | StmtKind::WorklistInit(_)
+            | StmtKind::WorklistSwap(_)
+            | StmtKind::ReduceReset(_)
+            | StmtKind::Region(_) => self.host_stmt(s),
         }
     }
 
-    /// A `let`, assignment or expression statement without its `;` (also for `for` headers).
-    pub(crate) fn simple(&self, s: &Stmt, side: Side) -> String {
-        match &s.kind {
-            StmtKind::Let { name, ty, init } => {
-                let t = ty.as_ref().map_or_else(|| self.ty(init), |t| t.kind);
-                format!(
-                    "{} {} = {}",
-                    crate::c_type(t),
-                    crate::names::cpp(&name.name),
-                    self.cond(init, side)
-                )
+    /// `} else {` ... `}`, with `else if` for an else block that is one `if`.
+    fn else_chain(&mut self, else_block: &Block) {
+        let body = self.body();
+        if else_block.is_empty() {
+            self.w.close("}");
+            return;
+        }
+        if let [only] = else_block[..]
+            && let StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } = &body.stmts[only].kind
+        {
+            self.w
+                .close(format!("}} else if ({}) {{", self.x.cond(*cond)));
+            self.w.level_up();
+            self.block(then_block);
+            self.else_chain(else_block);
+            return;
+        }
+        self.w.close("} else {");
+        self.w.level_up();
+        self.block(else_block);
+        self.w.close("}");
+    }
+
+    /// `place op= value` without the `;`.
+    pub fn assignment(&self, place: &Place, op: Option<BinaryOp>, value: ExprId) -> String {
+        let v = self.x.cond(value);
+        let sym = op.map_or("=".to_string(), |o| format!("{}=", o.spelling()));
+        match (self.side(), place) {
+            (Side::Device, p) | (Side::Host, p @ Place::Local(_)) => {
+                format!("{} {sym} {v}", self.x.device_place(p))
             }
-            StmtKind::Assign { target, op, value } => format!(
-                "{} {} {}",
-                self.expr(target, side),
-                op.spelling(),
-                self.cond(value, side)
-            ),
-            StmtKind::Expr(e) => self.cond(e, side),
-            _ => String::new(),
+            (Side::Host, Place::Global(g)) => {
+                let global = &self.m().globals[g.index()];
+                let name = cpp(&global.name);
+                let ty = c_type(global.ty);
+                let value = match op {
+                    None => format!("static_cast<{ty}>({v})"),
+                    Some(b) => format!("static_cast<{ty}>(get_{name}() {} {v})", b.spelling()),
+                };
+                format!("set_{name}({value})")
+            }
+            (Side::Host, Place::Element { prop, index }) => {
+                let p = self.m().prop(*prop);
+                let ty = c_type(p.ty);
+                let i = self.x.cond(*index);
+                let (read, write) = if p.input {
+                    (
+                        format!("read_device(h.g.{}, h.hg.nedges, {i})", cpp(&p.name)),
+                        format!("write_device(h.g.{}, h.hg.nedges, {i}, ", cpp(&p.name)),
+                    )
+                } else {
+                    (
+                        format!("read_element(h.{}, {i})", cpp(&p.name)),
+                        format!("write_element(h.{}, {i}, ", cpp(&p.name)),
+                    )
+                };
+                let value = match op {
+                    None => format!("static_cast<{ty}>({v})"),
+                    Some(b) => format!("static_cast<{ty}>({read} {} {v})", b.spelling()),
+                };
+                format!("{write}{value})")
+            }
+        }
+    }
+
+    /// A statement that fits in a `for` header (a declaration, assignment or call).
+    fn inline_stmt(&self, s: StmtId) -> Option<String> {
+        match &self.body().stmts[s].kind {
+            StmtKind::Let { local, init } => Some(self.declare(*local, *init)),
+            StmtKind::Assign { place, op, value } => Some(self.assignment(place, *op, *value)),
+            StmtKind::Eval(e) => Some(self.x.cond(*e)),
+            _ => None,
+        }
+    }
+
+    fn loop_stmt(&mut self, s: StmtId, l: &Loop) {
+        let cond = l.cond.map(|c| self.x.cond(c));
+        let init = match &l.init[..] {
+            [] => Some(String::new()),
+            [one] => self.inline_stmt(*one),
+            _ => None,
+        };
+        let step = match &l.step[..] {
+            [] => Some(String::new()),
+            [one] => self.inline_stmt(*one),
+            _ => None,
+        };
+        match (init, step) {
+            (Some(init), Some(step)) => {
+                let head = match (init.is_empty(), &cond, step.is_empty()) {
+                    (true, Some(c), true) => format!("while ({c}) {{"),
+                    (true, None, true) => "while (true) {".to_string(),
+                    _ => format!("for ({init}; {}; {step}) {{", cond.unwrap_or_default()),
+                };
+                self.w.open(head);
+                self.continues.push(ContinueAs::Continue);
+                self.block(&l.body);
+                self.continues.pop();
+                self.w.close("}");
+            }
+            _ => {
+                // A step of several statements (a reduction in `main`): `continue` jumps to it.
+                self.w.open("{");
+                self.block(&l.init);
+                let label = format!("irgl_next_{}", s.index());
+                self.w.open(format!(
+                    "while ({}) {{",
+                    cond.unwrap_or_else(|| "true".into())
+                ));
+                self.continues.push(ContinueAs::Goto(label.clone()));
+                // Its own scope: the jump to the label must not skip a declaration.
+                self.braced("", &l.body);
+                self.continues.pop();
+                self.w.line(format!("{label}:;"));
+                self.block(&l.step);
+                self.w.close("}");
+                self.w.close("}");
+            }
         }
     }
 }

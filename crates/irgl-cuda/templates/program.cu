@@ -102,8 +102,43 @@ static void write_element(irgl::DeviceArray<T>& a, uint64_t i, T v) {
   a.upload(&v, 1, i);
 }
 
+/// An element of the input edge property (the graph's edge data on the device), from `main`.
+template <class T>
+static T read_device(const T* p, uint64_t n, uint64_t i) {
+  irgl::check_edge(i, static_cast<uint32_t>(n), "input edge property");
+  T v;
+  IRGL_CHECK(cudaMemcpy(&v, p + i, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+template <class T>
+static void write_device(T* p, uint64_t n, uint64_t i, T v) {
+  irgl::check_edge(i, static_cast<uint32_t>(n), "input edge property");
+  IRGL_CHECK(cudaMemcpy(p + i, &v, sizeof v, cudaMemcpyHostToDevice));
+}
+
+/// The state a run starts from: properties zero, globals at their initial values, empty
+/// worklists, the graph's edge data as loaded (for `--repeat`).
+static void reset_state(Host& h) {
+{%- for p in props %}
+{%- if !p.input %}
+  h.{{ p.name }}.zero();
+{%- endif %}
+{%- endfor %}
+{%- for g in globals %}
+  set_{{ g.name }}({{ g.init }});
+{%- endfor %}
+{%- if needs_edge_data %}
+  IRGL_CHECK(cudaMemcpy(const_cast<uint32_t*>(h.g.csr.edge_data), h.hg.edge_data.data(),
+                        h.hg.edge_data.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+{%- endif %}
+  h.wl.clear();
+  h.iterations = 0;
+  IRGL_CHECK(cudaDeviceSynchronize());
+}
+
 /// Blocks for `work` items: enough for one item a thread, at most what stays resident.
-static uint32_t blocks_for(const Host& h, uint64_t work) {
+[[maybe_unused]] static uint32_t blocks_for(const Host& h, uint64_t work) {
   uint64_t b = (work + BLOCK - 1) / BLOCK;
   return static_cast<uint32_t>(b < 1 ? 1 : (b > h.grid_cap ? h.grid_cap : b));
 }
@@ -127,6 +162,7 @@ static int run(int argc, char** argv) {
 {%- endfor %}
   args.add<std::string>("output", "{{ program }}.out", "file the outputs are written to");
   args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x edges + nodes + 1024)");
+  args.add<uint64_t>("repeat", 1, "run the program this many times from the same start; time_ms is the median, outputs come from the last run");
   args.parse(argc, argv);
 {%- for p in params %}
   h_params.{{ p.name }} = static_cast<{{ p.ty }}>(args.get<{{ p.flag_ty }}>("{{ p.flag }}"));
@@ -172,17 +208,21 @@ static int run(int argc, char** argv) {
     h.grid_cap = static_cast<uint32_t>(sms * per_sm);
   }
   IRGL_CHECK(cudaMemcpyToSymbol(params, &h_params, sizeof h_params));
-{%- for g in globals %}
-  set_{{ g.name }}({{ g.init }});
-{%- endfor %}
-  IRGL_CHECK(cudaDeviceSynchronize());
-
-  irgl::GpuTimer timer;
-  timer.start();
-  run_main(h);
-  timer.stop();
-  IRGL_CHECK(cudaDeviceSynchronize());
-  const double time_ms = timer.elapsed_ms();
+  const uint64_t repeat = args.get<uint64_t>("repeat");
+  if (repeat == 0) {
+    std::fprintf(stderr, "error: --repeat 0: the program must run at least once\n");
+    return 1;
+  }
+  std::vector<double> times;
+  for (uint64_t r = 0; r < repeat; ++r) {
+    reset_state(h);
+    irgl::GpuTimer timer;
+    timer.start();
+    run_main(h);
+    timer.stop();
+    IRGL_CHECK(cudaDeviceSynchronize());
+    times.push_back(timer.elapsed_ms());
+  }
 
   irgl::OutputWriter out(args.get<std::string>("output"), "{{ program }}", h.hg.nnodes, h.hg.nedges);
 {%- for p in params %}
@@ -209,7 +249,8 @@ static int run(int argc, char** argv) {
   record.graph = graph_path;
   record.nodes = h.hg.nnodes;
   record.edges = h.hg.nedges;
-  record.time_ms = time_ms;
+  record.times_ms = times;
+  record.time_ms = irgl::median(times);
   record.iterations = h.iterations;
   record.options_json = args.options_json();
   record.device = irgl::device_name();

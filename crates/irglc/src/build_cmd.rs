@@ -4,19 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use irgl_cuda::EmitOptions;
 use irgl_diagnostics::SourceMap;
 
+use crate::opts::OptArgs;
 use crate::toolchain::{self, fnv1a};
-use crate::{Failure, check_file};
-
-/// Code-generation options shared by `compile`, `build` and `run`.
-#[derive(clap::Args, Clone)]
-pub struct CodegenArgs {
-    /// Threads per block of every kernel.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(32..=1024))]
-    pub block_size: u32,
-}
+use crate::{Failure, compile_file};
 
 #[derive(clap::Args)]
 pub struct CompileArgs {
@@ -26,7 +18,7 @@ pub struct CompileArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     #[command(flatten)]
-    pub codegen: CodegenArgs,
+    pub opts: OptArgs,
 }
 
 #[derive(clap::Args)]
@@ -40,7 +32,7 @@ pub struct BuildArgs {
     #[arg(long)]
     pub arch: Option<String>,
     #[command(flatten)]
-    pub codegen: CodegenArgs,
+    pub opts: OptArgs,
 }
 
 #[derive(clap::Args)]
@@ -61,7 +53,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FAMILY", value_parser = crate::verify_cmd::parse_program)]
     pub verify: Option<irgl_graph::verify::Program>,
     #[command(flatten)]
-    pub codegen: CodegenArgs,
+    pub opts: OptArgs,
     /// Flags for the program itself (its params, `--output`, ...), after `--`.
     #[arg(last = true)]
     pub program_args: Vec<String>,
@@ -76,21 +68,14 @@ fn program_name(file: &Path) -> String {
 
 /// Checks and compiles a program to CUDA source text; also returns what the program needs of
 /// its input graph.
-fn generate(
-    file: &PathBuf,
-    codegen: &CodegenArgs,
-    rebuild: String,
-) -> Result<(String, irgl_cuda::GraphNeeds), Failure> {
+fn generate(file: &PathBuf, opts: &OptArgs) -> Result<(String, irgl_cuda::GraphNeeds), Failure> {
+    let config = opts.to_config().map_err(|e| {
+        eprintln!("error: {e}");
+        Failure::User
+    })?;
     let mut sources = SourceMap::new();
-    let (program, info) = check_file(&mut sources, file)?;
-    let opts = EmitOptions {
-        source: file.display().to_string(),
-        program: program_name(file),
-        block_size: codegen.block_size,
-        rebuild,
-    };
-    let cu = irgl_cuda::emit_program(&program, &info, &opts);
-    Ok((cu, irgl_cuda::graph_needs(&program)))
+    let compiled = compile_file(&mut sources, file, &config)?;
+    Ok((compiled.cuda, compiled.needs))
 }
 
 pub fn compile(args: &CompileArgs) -> Result<(), Failure> {
@@ -98,13 +83,7 @@ pub fn compile(args: &CompileArgs) -> Result<(), Failure> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.cu", program_name(&args.file))));
-    let rebuild = format!(
-        "irglc compile {} --block-size {} -o {}",
-        args.file.display(),
-        args.codegen.block_size,
-        out.display()
-    );
-    let (cu, _) = generate(&args.file, &args.codegen, rebuild)?;
+    let (cu, _) = generate(&args.file, &args.opts)?;
     write(&out, cu.as_bytes())
 }
 
@@ -131,14 +110,8 @@ fn arch(flag: &Option<String>) -> Result<String, Failure> {
 }
 
 /// Builds an executable for `file` at `out`; returns nothing, reports errors.
-fn build_to(file: &PathBuf, codegen: &CodegenArgs, arch: &str, out: &Path) -> Result<(), Failure> {
-    let rebuild = format!(
-        "irglc build {} --block-size {} --arch {arch} -o {}",
-        file.display(),
-        codegen.block_size,
-        out.display()
-    );
-    let (cu_text, _) = generate(file, codegen, rebuild)?;
+fn build_to(file: &PathBuf, opts: &OptArgs, arch: &str, out: &Path) -> Result<(), Failure> {
+    let (cu_text, _) = generate(file, opts)?;
     nvcc(&cu_text, out, arch)
 }
 
@@ -162,7 +135,7 @@ pub fn build(args: &BuildArgs) -> Result<(), Failure> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(program_name(&args.file)));
-    build_to(&args.file, &args.codegen, &arch, &out)
+    build_to(&args.file, &args.opts, &arch, &out)
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
@@ -174,13 +147,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     let arch = arch(&args.arch)?;
-    // Build into the cache, keyed by the generated CUDA and the architecture.
-    let rebuild = format!(
-        "irglc run {} --block-size {} --arch {arch}",
-        args.file.display(),
-        args.codegen.block_size
-    );
-    let (cu_text, needs) = generate(&args.file, &args.codegen, rebuild)?;
+    // Build into the cache, keyed by the generated CUDA (which names the options) and the
+    // architecture.
+    let (cu_text, needs) = generate(&args.file, &args.opts)?;
     let key = fnv1a(&[cu_text.as_bytes(), arch.as_bytes()]);
     let dir = toolchain::cache_dir().join("build");
     std::fs::create_dir_all(&dir).map_err(|e| {

@@ -9,6 +9,7 @@ use irgl_diagnostics::{Diagnostic, SourceMap};
 
 mod build_cmd;
 mod graph_cmd;
+mod opts;
 mod report;
 mod toolchain;
 mod verify_cmd;
@@ -56,6 +57,15 @@ enum Command {
         what: EmitKind,
         /// The `.irgl` file.
         file: PathBuf,
+        /// For `ir`: print the IR after this step of the pipeline (`lower`, or a pass such
+        /// as `schedule_nested_loops`) instead of after the last.
+        #[arg(long, value_name = "STEP")]
+        after: Option<String>,
+        /// For `ir`: prefix each statement with its handle (`s12:`).
+        #[arg(long)]
+        ids: bool,
+        #[command(flatten)]
+        opts: opts::OptArgs,
     },
     /// Compile a program to CUDA source.
     Compile(build_cmd::CompileArgs),
@@ -74,6 +84,9 @@ enum Command {
 enum EmitKind {
     /// The syntax tree, one declaration or statement a line, expressions as S-expressions.
     Ast,
+    /// The middle end's IR after the optimization passes the options select (schedules,
+    /// shared memory, and why a loop kept its serial schedule).
+    Ir,
 }
 
 /// The outcome of a command that did not succeed.
@@ -104,7 +117,13 @@ fn run(cli: Cli) -> ExitCode {
             check,
             stdout,
         } => fmt(&files, check, stdout),
-        Command::Emit { what, file } => emit(what, &file),
+        Command::Emit {
+            what,
+            file,
+            after,
+            ids,
+            opts,
+        } => emit(what, &file, after.as_deref(), ids, &opts),
         Command::Compile(args) => build_cmd::compile(&args),
         Command::Build(args) => build_cmd::build(&args),
         Command::Run(args) => return build_cmd::run(&args),
@@ -211,11 +230,89 @@ fn fmt(files: &[PathBuf], check: bool, stdout: bool) -> Result<(), Failure> {
     if failed { Err(Failure::User) } else { Ok(()) }
 }
 
-fn emit(what: EmitKind, path: &PathBuf) -> Result<(), Failure> {
+fn emit(
+    what: EmitKind,
+    path: &PathBuf,
+    after: Option<&str>,
+    ids: bool,
+    opts: &opts::OptArgs,
+) -> Result<(), Failure> {
     let mut sources = SourceMap::new();
-    let (program, _info) = check_file(&mut sources, path)?;
     match what {
-        EmitKind::Ast => print!("{}", irgl_syntax::dump::dump_program(&program)),
+        EmitKind::Ast => {
+            let (program, _info) = check_file(&mut sources, path)?;
+            print!("{}", irgl_syntax::dump::dump_program(&program));
+        }
+        EmitKind::Ir => {
+            let config = opts.to_config().map_err(|e| {
+                eprintln!("error: {e}");
+                Failure::User
+            })?;
+            let mut shown: Option<String> = None;
+            let mut steps: Vec<String> = Vec::new();
+            let dump_opts = irgl_ir::DumpOptions { stmt_ids: ids };
+            let mut on_step = |step: &str, m: &irgl_ir::Module| {
+                steps.push(step.to_string());
+                if after.is_none_or(|a| a == step) {
+                    shown = Some(irgl_ir::dump_module(m, dump_opts));
+                }
+            };
+            let mut trace = irgl_driver::Trace {
+                on_step: Some(&mut on_step),
+                ..irgl_driver::Trace::default()
+            };
+            compile_traced(&mut sources, path, &config, &mut trace)?;
+            drop(trace);
+            match shown {
+                Some(text) => print!("{text}"),
+                None => {
+                    eprintln!(
+                        "error: --after {}: no such step; the steps are {}",
+                        after.unwrap_or_default(),
+                        steps.join(", ")
+                    );
+                    return Err(Failure::User);
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// Reads, checks and compiles one file with `config`; prints its diagnostics.
+pub(crate) fn compile_file(
+    sources: &mut SourceMap,
+    path: &PathBuf,
+    config: &irgl_opt::OptConfig,
+) -> Result<irgl_driver::Compiled, Failure> {
+    compile_traced(sources, path, config, &mut irgl_driver::Trace::default())
+}
+
+fn compile_traced(
+    sources: &mut SourceMap,
+    path: &PathBuf,
+    config: &irgl_opt::OptConfig,
+    trace: &mut irgl_driver::Trace<'_>,
+) -> Result<irgl_driver::Compiled, Failure> {
+    let file = load(sources, path)?;
+    let text = sources
+        .get(file)
+        .map(|f| f.text.clone())
+        .unwrap_or_default();
+    let name = path.display().to_string();
+    let source = irgl_driver::Source {
+        file,
+        name: &name,
+        text: &text,
+    };
+    match irgl_driver::compile_traced(source, config, trace) {
+        Ok(c) => {
+            report::eprint(&c.warnings, sources);
+            Ok(c)
+        }
+        Err(diags) => {
+            report::eprint(&diags, sources);
+            Err(Failure::User)
+        }
+    }
 }

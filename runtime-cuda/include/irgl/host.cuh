@@ -5,6 +5,7 @@
 //   device_name   the current device's name (cudaGetDeviceProperties)
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -470,11 +471,19 @@ struct RunRecord {
   std::string graph;             ///< the input graph's path as given
   uint64_t nodes = 0;
   uint64_t edges = 0;
-  double time_ms = 0.0;          ///< algorithm time (loading and copies excluded)
+  double time_ms = 0.0;          ///< algorithm time (loading and copies excluded); the median of times_ms
+  std::vector<double> times_ms;  ///< every run's time (`--repeat N`); empty: just time_ms
   uint64_t iterations = 0;       ///< rounds of the host loops that launch kernels, summed
   std::string options_json = "{}";  ///< a JSON object, e.g. ArgParser::options_json()
   std::string device;            ///< e.g. device_name()
 };
+
+/// The median of `v` (the lower middle value for an even count); 0 for an empty vector.
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
 
 inline std::string to_json(const RunRecord& r) {
   std::string s = "{\"program\":" + json_string(r.program);
@@ -482,6 +491,11 @@ inline std::string to_json(const RunRecord& r) {
   s += ",\"nodes\":" + std::to_string(r.nodes);
   s += ",\"edges\":" + std::to_string(r.edges);
   s += ",\"time_ms\":" + json_number(r.time_ms);
+  if (!r.times_ms.empty()) {
+    s += ",\"times_ms\":[";
+    for (size_t i = 0; i < r.times_ms.size(); ++i) s += (i ? "," : "") + json_number(r.times_ms[i]);
+    s += "]";
+  }
   s += ",\"iterations\":" + std::to_string(r.iterations);
   s += ",\"options\":" + (r.options_json.empty() ? std::string("{}") : r.options_json);
   s += ",\"device\":" + json_string(r.device);

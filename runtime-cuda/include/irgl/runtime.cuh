@@ -12,6 +12,7 @@
 #include "lock.cuh"
 #include "exclusive.cuh"
 #include "grid.cuh"
+#include "sched.cuh"
 #include "timer.cuh"
 #include "host.cuh"
 #include "ops.cuh"

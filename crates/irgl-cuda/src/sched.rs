@@ -1,0 +1,317 @@
+//! Block-scheduled nested `ForAll`s: the schedulers of the paper's section 4.3 (Listings 10
+//! and 11), in descending order of preferred size, each a loop that is uniform across the
+//! block.
+//!
+//! Every thread first publishes its item (trip count, first value, closure) in shared
+//! memory; then each scheduler takes the items assigned to it: thread block and (virtual)
+//! warps elect one owner at a time and spread its iterations over their threads;
+//! fine-grained spreads consecutive iterations of all its items over consecutive threads,
+//! edge-balanced gives each thread an equal contiguous share; serial leaves each item to its
+//! owner. An iteration runs the loop's body with the variable and the owner's closure
+//! restored.
+
+use irgl_ir::*;
+
+use crate::expr::c_type;
+use crate::stmt::{ContinueAs, Emitter};
+
+impl Emitter<'_> {
+    pub(crate) fn scheduled(&mut self, f: &ForAll, b: &BlockSchedule) {
+        let n = f.id.index();
+        let body = self.body();
+        let var_ty = c_type(body.locals[f.var].ty);
+        let reached = self.x.local(b.state.reached);
+        let count = self.x.local(b.state.count);
+        let begin = self.x.local(b.state.begin);
+        let plan: Vec<String> = b
+            .policies
+            .iter()
+            .zip(&b.thresholds)
+            .map(|(p, t)| {
+                if p.takes_the_rest() {
+                    format!("{p} (the rest)")
+                } else {
+                    format!("{p} (>= {t})")
+                }
+            })
+            .collect();
+        self.w.open(format!(
+            "{{  // {}: nested ForAll run by the block's schedulers: {}",
+            f.id,
+            plan.join(", ")
+        ));
+        let uses_count = b.policies.iter().any(|p| {
+            matches!(
+                p,
+                Policy::Threadblock | Policy::Warp | Policy::VirtualWarp(_)
+            )
+        });
+        let shared = b.policies.iter().any(|p| *p != Policy::Serial);
+        // The first values are read only where the body reads the loop's variable.
+        let uses_var = irgl_ir::visit::locals_used(body, &f.body).contains(&f.var);
+        self.w.line(format!(
+            "const uint32_t irgl_mine{n} = {reached} ? {count} : 0u;"
+        ));
+        // Which scheduler takes this thread's item: the first whose threshold it reaches.
+        let mut choice = String::new();
+        let last = b.policies.len() - 1;
+        for (i, t) in b.thresholds.iter().enumerate().take(last) {
+            choice.push_str(&format!("irgl_mine{n} >= {t}u ? {i}u : "));
+        }
+        choice.push_str(&format!("{last}u"));
+        self.w
+            .line(format!("const unsigned irgl_policy{n} = {choice};"));
+        if shared {
+            self.w
+                .line("// Each thread's item, for the threads that run its iterations.");
+            if uses_count {
+                self.w
+                    .line(format!("__shared__ uint32_t irgl_count{n}[BLOCK];"));
+            }
+            if uses_var {
+                self.w
+                    .line(format!("__shared__ {var_ty} irgl_begin{n}[BLOCK];"));
+            }
+            for &l in &b.closure {
+                let ty = c_type(body.locals[l].ty);
+                let name = self.x.local(l);
+                self.w
+                    .line(format!("__shared__ {ty} irgl_c{n}_{name}[BLOCK];"));
+            }
+            if uses_count {
+                self.w
+                    .line(format!("irgl_count{n}[threadIdx.x] = irgl_mine{n};"));
+            }
+            if uses_var {
+                self.w
+                    .line(format!("irgl_begin{n}[threadIdx.x] = {begin};"));
+            }
+            for &l in &b.closure {
+                let name = self.x.local(l);
+                self.w
+                    .line(format!("irgl_c{n}_{name}[threadIdx.x] = {name};"));
+            }
+            self.w.line("__syncthreads();");
+        }
+        for (i, (p, t)) in b.policies.iter().zip(&b.thresholds).enumerate() {
+            match p {
+                Policy::Threadblock => self.tb_stage(f, b, i, *t),
+                Policy::Warp => self.warp_stage(f, b, i, 32, *t),
+                Policy::VirtualWarp(w) => self.warp_stage(f, b, i, u32::from(*w), *t),
+                Policy::Finegrained | Policy::EdgeBalanced => self.scan_stage(f, b, i, *p),
+                Policy::Serial => self.serial_stage(f, b, i),
+            }
+        }
+        if shared {
+            self.w
+                .line("__syncthreads();  // the next trip rewrites the shared arrays");
+        }
+        self.w.close("}");
+    }
+
+    /// One iteration: iteration `k` of the item of thread `o`.
+    fn exec(&mut self, f: &ForAll, b: &BlockSchedule, o: &str, k: &str) {
+        let n = f.id.index();
+        let body = self.body();
+        let ty = c_type(body.locals[f.var].ty);
+        let v = self.x.local(f.var);
+        if irgl_ir::visit::locals_used(body, &f.body).contains(&f.var) {
+            self.w.line(format!(
+                "const {ty} {v} = static_cast<{ty}>(irgl_begin{n}[{o}] + {k});"
+            ));
+        }
+        for &l in &b.closure {
+            let lt = c_type(body.locals[l].ty);
+            let name = self.x.local(l);
+            self.w
+                .line(format!("const {lt} {name} = irgl_c{n}_{name}[{o}];"));
+        }
+        self.continues.push(ContinueAs::Continue);
+        self.block(&f.body);
+        self.continues.pop();
+    }
+
+    fn tb_stage(&mut self, f: &ForAll, b: &BlockSchedule, i: usize, t: u32) {
+        let n = f.id.index();
+        self.w.open(format!(
+            "{{  // tb: items of {t} iterations or more, one at a time, by the whole block"
+        ));
+        self.w.line(format!("__shared__ uint32_t irgl_owner{n};"));
+        self.w.line(format!(
+            "bool irgl_wait = irgl_policy{n} == {i}u && irgl_mine{n} != 0u;"
+        ));
+        self.w.open("while (__syncthreads_or(irgl_wait)) {");
+        self.w
+            .line(format!("if (irgl_wait) irgl_owner{n} = threadIdx.x;"));
+        self.w.line("__syncthreads();");
+        self.w
+            .line(format!("const uint32_t irgl_o = irgl_owner{n};"));
+        self.w.line("if (irgl_o == threadIdx.x) irgl_wait = false;");
+        self.w
+            .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));
+        self.w
+            .open("for (uint32_t irgl_k = threadIdx.x; irgl_k < irgl_n; irgl_k += BLOCK) {");
+        self.exec(f, b, "irgl_o", "irgl_k");
+        self.w.close("}");
+        self.w.close("}");
+        self.w.close("}");
+    }
+
+    /// A warp (`width` 32) or a virtual warp of `width` lanes.
+    fn warp_stage(&mut self, f: &ForAll, b: &BlockSchedule, i: usize, width: u32, t: u32) {
+        let n = f.id.index();
+        let who = if width == 32 {
+            "a warp".to_string()
+        } else {
+            format!("{width} lanes")
+        };
+        let name = if width == 32 {
+            "wp".to_string()
+        } else {
+            format!("vw{width}")
+        };
+        self.w.open(format!(
+            "{{  // {name}: items of {t} iterations or more, one at a time, by {who}"
+        ));
+        self.w.line(format!(
+            "bool irgl_wait = irgl_policy{n} == {i}u && irgl_mine{n} != 0u;"
+        ));
+        self.w.line("const unsigned irgl_lane = threadIdx.x & 31u;");
+        let ballot = "__ballot_sync(0xffffffffu, irgl_wait)";
+        self.w.open(format!(
+            "for (unsigned irgl_votes = {ballot}; irgl_votes != 0u; irgl_votes = {ballot}) {{"
+        ));
+        if width == 32 {
+            self.w
+                .line("const unsigned irgl_leader = __ffs(irgl_votes) - 1u;");
+            self.w
+                .line("const uint32_t irgl_o = (threadIdx.x & ~31u) + irgl_leader;");
+            self.w
+                .line("if (irgl_lane == irgl_leader) irgl_wait = false;");
+            self.w
+                .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));
+            self.w
+                .open("for (uint32_t irgl_k = irgl_lane; irgl_k < irgl_n; irgl_k += 32u) {");
+            self.exec(f, b, "irgl_o", "irgl_k");
+            self.w.close("}");
+        } else {
+            let mask = (1u64 << width) - 1;
+            self.w.line(format!(
+                "const unsigned irgl_group = irgl_lane & ~{}u;  // the group's first lane",
+                width - 1
+            ));
+            self.w.line(format!(
+                "const unsigned irgl_group_votes = (irgl_votes >> irgl_group) & {mask:#x}u;"
+            ));
+            self.w.open("if (irgl_group_votes != 0u) {");
+            self.w
+                .line("const unsigned irgl_leader = irgl_group + __ffs(irgl_group_votes) - 1u;");
+            self.w
+                .line("const uint32_t irgl_o = (threadIdx.x & ~31u) + irgl_leader;");
+            self.w
+                .line("if (irgl_lane == irgl_leader) irgl_wait = false;");
+            self.w
+                .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));
+            self.w.open(format!(
+                "for (uint32_t irgl_k = irgl_lane - irgl_group; irgl_k < irgl_n; irgl_k += {width}u) {{"
+            ));
+            self.exec(f, b, "irgl_o", "irgl_k");
+            self.w.close("}");
+            self.w.close("}");
+        }
+        self.w.close("}");
+        self.w.close("}");
+    }
+
+    /// Fine-grained or edge-balanced: a block-wide prefix sum of the remaining items' trip
+    /// counts, then each iteration finds its item.
+    fn scan_stage(&mut self, f: &ForAll, b: &BlockSchedule, i: usize, p: Policy) {
+        let n = f.id.index();
+        let what = if p == Policy::Finegrained {
+            "fg: the remaining items' iterations, consecutive ones to consecutive threads"
+        } else {
+            "eb: the remaining items' iterations, an equal contiguous share to each thread"
+        };
+        self.w.open(format!("{{  // {what}"));
+        self.w.line(format!(
+            "__shared__ unsigned long long irgl_offset{n}[BLOCK];"
+        ));
+        self.w.line(format!(
+            "__shared__ unsigned long long irgl_scan{n}[BLOCK / 32];"
+        ));
+        self.w.line("unsigned long long irgl_total;");
+        self.w.line(format!(
+            "irgl_offset{n}[threadIdx.x] = irgl::block_exclusive_scan<BLOCK>(irgl_policy{n} == {i}u ? irgl_mine{n} : 0u, irgl_scan{n}, irgl_total);"
+        ));
+        self.w.line("__syncthreads();");
+        if p == Policy::Finegrained {
+            self.w.open(
+                "for (unsigned long long irgl_base = 0; irgl_base < irgl_total; irgl_base += BLOCK) {",
+            );
+            self.w
+                .line("const unsigned long long irgl_k = irgl_base + threadIdx.x;");
+            self.w.open("if (irgl_k < irgl_total) {");
+            self.w.line(format!(
+                "const uint32_t irgl_o = irgl::owner_of<BLOCK>(irgl_offset{n}, irgl_k);"
+            ));
+            self.exec(
+                f,
+                b,
+                "irgl_o",
+                &format!("(irgl_k - irgl_offset{n}[irgl_o])"),
+            );
+            self.w.close("}");
+            self.w.close("}");
+        } else {
+            self.w
+                .line("const unsigned long long irgl_share = (irgl_total + BLOCK - 1) / BLOCK;");
+            self.w
+                .line("unsigned long long irgl_k = irgl_share * threadIdx.x;");
+            self.w.line(
+                "const unsigned long long irgl_end = irgl_k + irgl_share < irgl_total ? irgl_k + irgl_share : irgl_total;",
+            );
+            self.w.open("if (irgl_k < irgl_end) {");
+            self.w.line(format!(
+                "uint32_t irgl_o = irgl::owner_of<BLOCK>(irgl_offset{n}, irgl_k);"
+            ));
+            self.w.open("for (; irgl_k < irgl_end; ++irgl_k) {");
+            self.w.line(format!(
+                "while (irgl_o + 1 < BLOCK && irgl_offset{n}[irgl_o + 1] <= irgl_k) ++irgl_o;"
+            ));
+            self.exec(
+                f,
+                b,
+                "irgl_o",
+                &format!("(irgl_k - irgl_offset{n}[irgl_o])"),
+            );
+            self.w.close("}");
+            self.w.close("}");
+        }
+        self.w.close("}");
+    }
+
+    /// Serial: each remaining item by its own thread (its closure is its own).
+    fn serial_stage(&mut self, f: &ForAll, b: &BlockSchedule, i: usize) {
+        let n = f.id.index();
+        let body = self.body();
+        let ty = c_type(body.locals[f.var].ty);
+        let v = self.x.local(f.var);
+        let begin = self.x.local(b.state.begin);
+        self.w.open(format!(
+            "if (irgl_policy{n} == {i}u) {{  // serial: the remaining items, each by its own thread"
+        ));
+        self.w.open(format!(
+            "for (uint32_t irgl_k = 0; irgl_k < irgl_mine{n}; ++irgl_k) {{"
+        ));
+        if irgl_ir::visit::locals_used(body, &f.body).contains(&f.var) {
+            self.w.line(format!(
+                "const {ty} {v} = static_cast<{ty}>({begin} + irgl_k);"
+            ));
+        }
+        self.continues.push(ContinueAs::Continue);
+        self.block(&f.body);
+        self.continues.pop();
+        self.w.close("}");
+        self.w.close("}");
+    }
+}

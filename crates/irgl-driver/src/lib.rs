@@ -1,0 +1,154 @@
+//! The compiler driver: [`compile`] takes a source and an [`OptConfig`] and returns CUDA or
+//! diagnostics. It does no I/O; the CLI, the snapshot tests and the autotuner call it.
+//!
+//! The pipeline is [`optimize`], one straight function: the passes in order, the IR
+//! verified after lowering and after each of them (in debug builds and tests, or when asked),
+//! each step timed.
+
+use std::time::{Duration, Instant};
+
+use irgl_diagnostics::{Diagnostic, FileId};
+use irgl_ir::Module;
+
+pub use irgl_cuda::GraphNeeds;
+pub use irgl_opt::{OptConfig, ScheduleSpec};
+
+/// A source file to compile.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    pub file: FileId,
+    /// The file's name as the user gave it (it goes into the generated header).
+    pub name: &'a str,
+    pub text: &'a str,
+}
+
+impl Source<'_> {
+    /// The program's name: the file name without folders and `.irgl`.
+    pub fn program_name(&self) -> String {
+        let base = self.name.rsplit(['/', '\\']).next().unwrap_or(self.name);
+        base.strip_suffix(".irgl").unwrap_or(base).to_string()
+    }
+}
+
+/// The result of a compilation.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub cuda: String,
+    /// The IR after every pass.
+    pub module: Module,
+    /// What the program needs of its input graph.
+    pub needs: GraphNeeds,
+    /// Warnings of the checker.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// A callback that sees the IR after each step of the pipeline.
+pub type StepHook<'a> = &'a mut dyn FnMut(&str, &Module);
+
+/// Options of the pipeline itself (not of the program).
+pub struct Trace<'a> {
+    /// Verify the IR after lowering and after each pass.
+    pub verify: bool,
+    /// Called with each step's name and the IR after it (`lower`, then each pass).
+    pub on_step: Option<StepHook<'a>>,
+    /// How long each step took, in order.
+    pub timings: Vec<(&'static str, Duration)>,
+}
+
+impl Default for Trace<'_> {
+    fn default() -> Self {
+        Trace {
+            verify: cfg!(debug_assertions),
+            on_step: None,
+            timings: Vec::new(),
+        }
+    }
+}
+
+impl Trace<'_> {
+    fn step(&mut self, name: &'static str, start: Instant, m: &Module) {
+        self.timings.push((name, start.elapsed()));
+        if self.verify {
+            irgl_ir::assert_valid(m, name);
+        }
+        if let Some(f) = self.on_step.as_mut() {
+            f(name, m);
+        }
+    }
+}
+
+/// The command that regenerates a program's CUDA with these options.
+pub fn rebuild_command(source: &str, program: &str, config: &OptConfig) -> String {
+    format!(
+        "irglc compile {source} {} -o {program}.cu",
+        config.canonical()
+    )
+}
+
+/// Parses, checks and lowers a program; the checker's warnings come back with the module.
+pub fn lower(source: Source<'_>) -> Result<(Module, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let (program, mut diags) = irgl_syntax::parse(source.file, source.text);
+    if irgl_check::has_errors(&diags) {
+        return Err(diags);
+    }
+    let (info, check_diags) = irgl_check::check(&program);
+    diags.extend(check_diags);
+    if irgl_check::has_errors(&diags) {
+        return Err(diags);
+    }
+    let module = irgl_ir::lower(&program, &info, &source.program_name(), source.name);
+    Ok((module, diags))
+}
+
+/// The optimization pipeline, in order. Options that do not apply to the program are
+/// errors.
+pub fn optimize(
+    m: &mut Module,
+    config: &OptConfig,
+    trace: &mut Trace<'_>,
+) -> Result<(), Vec<Diagnostic>> {
+    if let Err(errors) = config.validate() {
+        return Err(errors
+            .into_iter()
+            .map(|e| Diagnostic::error("E0505", e))
+            .collect());
+    }
+    m.launch.block_size = config.block_size;
+
+    let t = Instant::now();
+    irgl_opt::schedule_nested_loops(m, config)?;
+    trace.step("schedule_nested_loops", t, m);
+
+    Ok(())
+}
+
+/// Compiles a program with `config`.
+pub fn compile(source: Source<'_>, config: &OptConfig) -> Result<Compiled, Vec<Diagnostic>> {
+    compile_traced(source, config, &mut Trace::default())
+}
+
+/// [`compile`] with the pipeline's tracing and verification options.
+pub fn compile_traced(
+    source: Source<'_>,
+    config: &OptConfig,
+    trace: &mut Trace<'_>,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let t = Instant::now();
+    let (mut module, warnings) = lower(source)?;
+    trace.step("lower", t, &module);
+    optimize(&mut module, config, trace)?;
+    let t = Instant::now();
+    let meta = irgl_cuda::EmitMeta {
+        options: config.canonical(),
+        rebuild: rebuild_command(source.name, &module.name, config),
+    };
+    let cuda = irgl_cuda::emit_cuda(&module, &meta);
+    trace.timings.push(("emit_cuda", t.elapsed()));
+    let needs = irgl_cuda::graph_needs(&module);
+    Ok(Compiled {
+        cuda,
+        module,
+        needs,
+        warnings,
+    })
+}

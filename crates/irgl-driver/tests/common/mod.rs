@@ -1,0 +1,111 @@
+//! Shared by the pipeline's tests: the programs and construct tests, compiled under named
+//! option sets.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use irgl_diagnostics::SourceMap;
+use irgl_driver::{OptConfig, Source};
+
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `(name, path relative to the workspace)` of every `programs/*.irgl` and every GPU
+/// construct test `tests/gpu/*.irgl` (named `gpu-<file>`), in name order.
+pub fn programs() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (dir, prefix) in [("programs", ""), ("tests/gpu", "gpu-")] {
+        for entry in std::fs::read_dir(workspace().join(dir)).expect("the folder exists") {
+            let path = entry.expect("readable entry").path();
+            if path.extension().is_some_and(|e| e == "irgl") {
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                out.push((format!("{prefix}{stem}"), format!("{dir}/{stem}.irgl")));
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() > 4, "programs missing");
+    out
+}
+
+/// The files of a corpus folder (`tests/compile`), in name order.
+pub fn corpus(dir: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for entry in std::fs::read_dir(workspace().join(dir)).expect("the folder exists") {
+        let path = entry.expect("readable entry").path();
+        if path.extension().is_some_and(|e| e == "irgl") {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            out.push((stem.clone(), format!("{dir}/{stem}.irgl")));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Compiles the file at `rel` (relative to the workspace) with `config`; panics with the
+/// rendered diagnostics on failure.
+pub fn compile(rel: &str, config: &OptConfig) -> irgl_driver::Compiled {
+    let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
+    let mut sources = SourceMap::new();
+    let file = sources.add(rel.to_string(), text.clone());
+    let source = Source {
+        file,
+        name: rel,
+        text: &text,
+    };
+    irgl_driver::compile(source, config).unwrap_or_else(|diags| {
+        let rendered: Vec<String> = diags
+            .iter()
+            .map(|d| irgl_diagnostics::render_plain(d, &sources))
+            .collect();
+        panic!("{rel} does not compile:\n{}", rendered.join("\n"))
+    })
+}
+
+/// An option set from command-line flags, as the CLI would build it.
+pub fn config(flags: &str) -> OptConfig {
+    let mut c = OptConfig::default();
+    let words: Vec<&str> = flags.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        let value = words.get(i + 1).copied().unwrap_or_default();
+        match words[i] {
+            "--block-size" => c.block_size = value.parse().unwrap(),
+            "--nested" => c.nested.default = irgl_driver::ScheduleSpec::parse(value).unwrap(),
+            "--nested-at" => {
+                let (at, spec) = value.split_once('=').unwrap();
+                c.nested
+                    .overrides
+                    .insert(at.into(), irgl_driver::ScheduleSpec::parse(spec).unwrap());
+            }
+            "--tb-threshold" => c.nested.tb_threshold = Some(value.parse().unwrap()),
+            "--warp-threshold" => c.nested.warp_threshold = value.parse().unwrap(),
+            other => panic!("unknown flag {other}"),
+        }
+        i += 2;
+    }
+    c
+}
+
+/// The named option sets of `tests/option-sets.txt`: `(name, flags)`.
+pub fn option_sets() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(workspace().join("tests/option-sets.txt"))
+        .expect("tests/option-sets.txt");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (name, flags) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+            (name.to_string(), flags.trim().to_string())
+        })
+        .collect()
+}
+
+/// The device code of a generated file: from the first kernel to the host side.
+pub fn kernels(cuda: &str) -> &str {
+    let start = cuda.find("__global__").unwrap_or(0);
+    let end = cuda.find("// ---- host side").unwrap_or(cuda.len());
+    &cuda[start..end]
+}

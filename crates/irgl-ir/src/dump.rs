@@ -1,0 +1,527 @@
+//! The IR as stable, readable text: `irglc emit ir` and the IR snapshots.
+//!
+//! One statement a line, blocks indented by two spaces. Locals print as `v3:name`, globals
+//! as `@name`, params as `$name`, consts by name, property elements as `prop[index]`;
+//! binary operands that are themselves operations are parenthesized. Kernels list their
+//! loops' schedules and shared memory; `Serial` loops that were asked for another schedule
+//! say why they kept it.
+
+use std::fmt::Write;
+
+use crate::ir::*;
+
+/// What a dump shows besides the program.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DumpOptions {
+    /// Prefix every statement with its handle (`s12:`), for analysis tests.
+    pub stmt_ids: bool,
+}
+
+/// The whole module.
+pub fn dump_module(m: &Module, opts: DumpOptions) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "program {} (from {})", m.name, m.source);
+    let _ = writeln!(out, "block_size {}", m.launch.block_size);
+    let mut attrs = Vec::new();
+    if m.graph.symmetric {
+        attrs.push("symmetric");
+    }
+    if m.graph.simple {
+        attrs.push("simple");
+    }
+    let attrs = if attrs.is_empty() {
+        String::new()
+    } else {
+        format!(" : {}", attrs.join(", "))
+    };
+    let _ = writeln!(out, "graph {}{attrs}", m.graph.name);
+    for (i, p) in m.graph.props.iter().enumerate() {
+        let owner = match p.owner {
+            PropOwner::Node => "node",
+            PropOwner::Edge => "edge",
+        };
+        let input = if p.input { "input " } else { "" };
+        let _ = writeln!(out, "  p{i} {input}{owner} {}: {}", p.name, p.ty);
+    }
+    for c in &m.consts {
+        let _ = writeln!(out, "const {}: {} = {}", c.name, c.ty, c.value);
+    }
+    for p in &m.params {
+        let _ = writeln!(out, "param ${}: {} = {}", p.name, p.ty, p.default);
+    }
+    for g in &m.globals {
+        let _ = writeln!(out, "global @{}: {} = {}", g.name, g.ty, g.init);
+    }
+    if !m.outputs.is_empty() {
+        let names: Vec<String> = m
+            .outputs
+            .iter()
+            .map(|o| match o {
+                Output::Property(p) => m.prop(*p).name.clone(),
+                Output::Global(g) => format!("@{}", m.globals[g.index()].name),
+            })
+            .collect();
+        let _ = writeln!(out, "output {}", names.join(", "));
+    }
+    for (id, k) in m.kernels.iter() {
+        out.push('\n');
+        out.push_str(&dump_kernel(m, id, k, opts));
+    }
+    out.push('\n');
+    let _ = writeln!(out, "main {{");
+    let mut p = Printer {
+        m,
+        body: &m.host,
+        out: String::new(),
+        level: 1,
+        opts,
+    };
+    p.block(&m.host.block);
+    out.push_str(&p.out);
+    out.push_str("}\n");
+    out
+}
+
+/// One kernel.
+pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> String {
+    let mut out = String::new();
+    let params: Vec<String> = k
+        .params
+        .iter()
+        .map(|p| match p {
+            KernelParam::Graph(name) => format!("graph {name}"),
+            KernelParam::Scalar(l) => {
+                let local = &k.body.locals[*l];
+                format!("{l}:{}: {}", local.name, local.ty)
+            }
+        })
+        .collect();
+    let shared = if k.shared_bytes > 0 {
+        format!(" shared {} B", k.shared_bytes)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "kernel {id} {}({}){shared} {{",
+        k.name,
+        params.join(", ")
+    );
+    let mut p = Printer {
+        m,
+        body: &k.body,
+        out: String::new(),
+        level: 1,
+        opts,
+    };
+    p.block(&k.body.block);
+    out.push_str(&p.out);
+    out.push_str("}\n");
+    out
+}
+
+/// One expression of a body, as the dump prints it.
+pub fn dump_expr(m: &Module, body: &Body, e: ExprId) -> String {
+    let p = Printer {
+        m,
+        body,
+        out: String::new(),
+        level: 0,
+        opts: DumpOptions::default(),
+    };
+    p.expr(e)
+}
+
+struct Printer<'a> {
+    m: &'a Module,
+    body: &'a Body,
+    out: String,
+    level: usize,
+    opts: DumpOptions,
+}
+
+impl Printer<'_> {
+    fn line(&mut self, s: StmtId, text: &str) {
+        for _ in 0..self.level {
+            self.out.push_str("  ");
+        }
+        if self.opts.stmt_ids {
+            let _ = write!(self.out, "{s}: ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn close(&mut self, text: &str) {
+        for _ in 0..self.level {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn block(&mut self, b: &Block) {
+        for &s in b {
+            self.stmt(s);
+        }
+    }
+
+    fn nested(&mut self, s: StmtId, head: &str, b: &Block) {
+        self.line(s, &format!("{head} {{"));
+        self.level += 1;
+        self.block(b);
+        self.level -= 1;
+        self.close("}");
+    }
+
+    fn local(&self, l: LocalId) -> String {
+        format!("{l}:{}", self.body.locals[l].name)
+    }
+
+    fn decl(&self, l: LocalId) -> String {
+        let local = &self.body.locals[l];
+        format!("{l}:{}: {}", local.name, local.ty)
+    }
+
+    fn place(&self, p: &Place) -> String {
+        match p {
+            Place::Local(l) => self.local(*l),
+            Place::Global(g) => format!("@{}", self.m.globals[g.index()].name),
+            Place::Element { prop, index } => {
+                format!("{}[{}]", self.m.prop(*prop).name, self.expr(*index))
+            }
+        }
+    }
+
+    fn space(&self, s: &Space) -> String {
+        match s {
+            Space::Worklist => "WL".into(),
+            Space::Nodes => "nodes".into(),
+            Space::Edges { node } => format!("edges({})", self.expr(*node)),
+            Space::Range { lo, hi } => format!("{}..{}", self.operand(*lo), self.operand(*hi)),
+            Space::Inspected => "inspected".into(),
+        }
+    }
+
+    fn stmt(&mut self, s: StmtId) {
+        let st = &self.body.stmts[s];
+        match &st.kind {
+            StmtKind::Let { local, init } => {
+                let text = match init {
+                    Some(e) => format!("let {} = {}", self.decl(*local), self.expr(*e)),
+                    None => format!("let {}", self.decl(*local)),
+                };
+                self.line(s, &text);
+            }
+            StmtKind::LetArray { local, elems } => {
+                let items: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
+                let l = &self.body.locals[*local];
+                let text = format!(
+                    "let {local}:{}: [{}; {}] = [{}]",
+                    l.name,
+                    l.ty,
+                    items.len(),
+                    items.join(", ")
+                );
+                self.line(s, &text);
+            }
+            StmtKind::Assign { place, op, value } => {
+                let op = op.map_or("=".to_string(), |o| format!("{}=", o.spelling()));
+                let text = format!("{} {op} {}", self.place(place), self.expr(*value));
+                self.line(s, &text);
+            }
+            StmtKind::Eval(e) => {
+                let text = self.expr(*e);
+                self.line(s, &text);
+            }
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                let head = format!("if {}", self.expr(*cond));
+                self.line(s, &format!("{head} {{"));
+                self.level += 1;
+                self.block(then_block);
+                self.level -= 1;
+                if !else_block.is_empty() {
+                    self.close("} else {");
+                    self.level += 1;
+                    self.block(else_block);
+                    self.level -= 1;
+                }
+                self.close("}");
+            }
+            StmtKind::Loop(l) => {
+                let mut head = "loop".to_string();
+                if let Some(c) = l.cond {
+                    head = format!("loop while {}", self.expr(c));
+                }
+                self.line(s, &format!("{head} {{"));
+                self.level += 1;
+                if !l.init.is_empty() {
+                    self.close("init:");
+                    self.block(&l.init);
+                    self.close("body:");
+                }
+                self.block(&l.body);
+                if !l.step.is_empty() {
+                    self.close("step:");
+                    self.block(&l.step);
+                }
+                self.level -= 1;
+                self.close("}");
+            }
+            StmtKind::Break => self.line(s, "break"),
+            StmtKind::Continue => self.line(s, "continue"),
+            StmtKind::Block(b) => self.nested(s, "scope", b),
+            StmtKind::ForAll(f) => {
+                let sched = match &f.schedule {
+                    Schedule::Grid { uniform: false } => "grid".to_string(),
+                    Schedule::Grid { uniform: true } => "grid uniform".to_string(),
+                    Schedule::Serial { why: None } => "serial".to_string(),
+                    Schedule::Serial { why: Some(w) } => format!("serial: {w}"),
+                    Schedule::Block(b) => {
+                        let pols: Vec<String> = b
+                            .policies
+                            .iter()
+                            .zip(&b.thresholds)
+                            .map(|(p, t)| {
+                                if *t > 0 {
+                                    format!("{p}>={t}")
+                                } else {
+                                    p.name()
+                                }
+                            })
+                            .collect();
+                        let closure: Vec<String> =
+                            b.closure.iter().map(|l| self.local(*l)).collect();
+                        format!(
+                            "block {} from ({}, {}) closure [{}]",
+                            pols.join("+"),
+                            self.local(b.state.count),
+                            self.local(b.state.begin),
+                            closure.join(", ")
+                        )
+                    }
+                };
+                let head = format!(
+                    "forall {} {} in {} [{sched}]",
+                    f.id,
+                    self.decl(f.var),
+                    self.space(&f.space)
+                );
+                self.nested(s, &head, &f.body);
+            }
+            StmtKind::Push(p) => {
+                let verb = match p.kind {
+                    PushKind::Push => "push",
+                    PushKind::Retry => "retry",
+                    PushKind::Respawn => "respawn",
+                };
+                let agg = match p.aggregation {
+                    Aggregation::None => "",
+                    Aggregation::Thread => " [thread]",
+                    Aggregation::Warp => " [warp]",
+                    Aggregation::Block => " [block]",
+                };
+                let text = format!("{verb} {}{agg}", self.expr(p.item));
+                self.line(s, &text);
+            }
+            StmtKind::Reduce(e) => {
+                let text = format!("reduce {}", self.expr(*e));
+                self.line(s, &text);
+            }
+            StmtKind::Unlock { locks, index } => {
+                let text = format!("unlock {}[{}]", self.m.prop(*locks).name, self.expr(*index));
+                self.line(s, &text);
+            }
+            StmtKind::ReleaseMarks { marks, ids } => {
+                let text = format!(
+                    "release_marks {} {}",
+                    self.m.prop(*marks).name,
+                    self.local(*ids)
+                );
+                self.line(s, &text);
+            }
+            StmtKind::GridSync => self.line(s, "grid_sync"),
+            StmtKind::Phase(p) => {
+                let head = match p.guard {
+                    PhaseGuard::Active => "phase active".to_string(),
+                    PhaseGuard::Reached(l) => format!("phase reached {l}"),
+                };
+                self.nested(s, &head, &p.body);
+            }
+            StmtKind::Inspect(i) => {
+                let text = format!(
+                    "inspect {} {} -> ({}, {}, {})",
+                    i.loop_id,
+                    self.space(&i.space),
+                    self.local(i.state.reached),
+                    self.local(i.state.count),
+                    self.local(i.state.begin)
+                );
+                self.line(s, &text);
+            }
+            StmtKind::Launch(l) => {
+                let args: Vec<String> = l.args.iter().map(|a| self.expr(*a)).collect();
+                let reduce = match l.reduce {
+                    None => String::new(),
+                    Some(Reduction::Any) => " reduce any".into(),
+                    Some(Reduction::All) => " reduce all".into(),
+                };
+                let text = format!(
+                    "launch {} {}({}){reduce}",
+                    l.kernel,
+                    self.m.kernels[l.kernel].name,
+                    args.join(", ")
+                );
+                self.line(s, &text);
+            }
+            StmtKind::WorklistClear => self.line(s, "wl.clear"),
+            StmtKind::WorklistInit(Initial::List(items)) => {
+                let items: Vec<String> = items.iter().map(|e| self.expr(*e)).collect();
+                let text = format!("wl.init [{}]", items.join(", "));
+                self.line(s, &text);
+            }
+            StmtKind::WorklistInit(Initial::AllNodes) => self.line(s, "wl.init nodes"),
+            StmtKind::WorklistSwap(w) => {
+                let text = format!("wl.swap {}", wl_name(*w));
+                self.line(s, &text);
+            }
+            StmtKind::ReduceReset(r) => {
+                let text = format!("reduce.reset {}", reduction_name(*r));
+                self.line(s, &text);
+            }
+            StmtKind::Region(r) => {
+                let kind = match r.kind {
+                    RegionKind::Iterate(k) => format!("iterate {}", self.m.kernels[k].name),
+                    RegionKind::Pipe { once: true } => "pipe once".to_string(),
+                    RegionKind::Pipe { once: false } => "pipe".to_string(),
+                };
+                let head = format!("region {} {kind}", r.id);
+                self.nested(s, &head, &r.body);
+            }
+            StmtKind::CountIteration => self.line(s, "count_iteration"),
+        }
+    }
+
+    /// An operand: parenthesized when it is itself an operation.
+    fn operand(&self, e: ExprId) -> String {
+        let text = self.expr(e);
+        match self.body.exprs[e].kind {
+            ExprKind::Binary(..) | ExprKind::Select { .. } | ExprKind::Cast(_) => {
+                format!("({text})")
+            }
+            _ => text,
+        }
+    }
+
+    fn expr(&self, e: ExprId) -> String {
+        let x = &self.body.exprs[e];
+        match &x.kind {
+            ExprKind::Literal(l) => literal(*l, x.ty),
+            ExprKind::Local(l) => self.local(*l),
+            ExprKind::Const(c) => self.m.consts[c.index()].name.clone(),
+            ExprKind::Param(p) => format!("${}", self.m.params[p.index()].name),
+            ExprKind::Global(g) => format!("@{}", self.m.globals[g.index()].name),
+            ExprKind::Element { prop, index } => {
+                format!("{}[{}]", self.m.prop(*prop).name, self.expr(*index))
+            }
+            ExprKind::Unary(op, a) => format!("{}{}", op.spelling(), self.operand(*a)),
+            ExprKind::Binary(op, a, b) => {
+                format!(
+                    "{} {} {}",
+                    self.operand(*a),
+                    op.spelling(),
+                    self.operand(*b)
+                )
+            }
+            ExprKind::Select {
+                cond,
+                then_expr,
+                else_expr,
+            } => format!(
+                "{} ? {} : {}",
+                self.operand(*cond),
+                self.operand(*then_expr),
+                self.operand(*else_expr)
+            ),
+            ExprKind::Cast(a) => format!("{} as {}", self.operand(*a), x.ty),
+            ExprKind::Builtin(b, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+                format!("{}({})", builtin_name(*b), args.join(", "))
+            }
+            ExprKind::Atomic { op, place, args } => {
+                let mut parts = vec![self.place(place)];
+                parts.extend(args.iter().map(|a| self.expr(*a)));
+                format!("{}({})", op.name(), parts.join(", "))
+            }
+            ExprKind::GraphSize(f) => match f {
+                GraphField::NNodes => "nnodes".into(),
+                GraphField::NEdges => "nedges".into(),
+            },
+            ExprKind::GraphQuery(m, a) => {
+                let name = match m {
+                    GraphMethod::Dst => "dst",
+                    GraphMethod::Degree => "degree",
+                    GraphMethod::EdgeBegin => "edge_begin",
+                    GraphMethod::EdgeEnd => "edge_end",
+                };
+                format!("{name}({})", self.expr(*a))
+            }
+            ExprKind::Pop(i) => format!("pop({})", self.expr(*i)),
+            ExprKind::TryLock { locks, index } => {
+                format!(
+                    "try_lock {}[{}]",
+                    self.m.prop(*locks).name,
+                    self.expr(*index)
+                )
+            }
+            ExprKind::TryMarks { marks, ids } => {
+                format!(
+                    "try_marks {} {}",
+                    self.m.prop(*marks).name,
+                    self.local(*ids)
+                )
+            }
+            ExprKind::WorklistSize(w) => format!("wl.{}.size", wl_name(*w)),
+            ExprKind::ReduceResult => "reduce.result".into(),
+        }
+    }
+}
+
+fn wl_name(w: WorklistRef) -> &'static str {
+    match w {
+        WorklistRef::In => "in",
+        WorklistRef::Out => "out",
+        WorklistRef::Retry => "retry",
+    }
+}
+
+fn reduction_name(r: Reduction) -> &'static str {
+    match r {
+        Reduction::Any => "any",
+        Reduction::All => "all",
+    }
+}
+
+fn builtin_name(b: Builtin) -> &'static str {
+    match b {
+        Builtin::Min => "min",
+        Builtin::Max => "max",
+        Builtin::Abs => "abs",
+        Builtin::Sqrt => "sqrt",
+        Builtin::Fabs => "fabs",
+    }
+}
+
+/// A literal with a type suffix where the type is not `u32`, `node`, `edge` or `bool`.
+fn literal(l: Literal, ty: Ty) -> String {
+    match l {
+        Literal::Bool(b) => b.to_string(),
+        Literal::Int(v) if ty.is_u32_like() => v.to_string(),
+        Literal::Int(v) => format!("{v}{ty}"),
+        Literal::Float(v) => format!("{v:?}{ty}"),
+    }
+}

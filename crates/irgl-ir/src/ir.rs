@@ -1,0 +1,686 @@
+//! The IR's data types. The semantics are in the crate documentation.
+
+use crate::entity::Arena;
+
+pub use irgl_check::{
+    AtomicOp, Builtin, ConstId, GlobalId, GraphField, GraphMethod, ParamId, PropId, Ty, Value,
+};
+pub use irgl_diagnostics::Span;
+pub use irgl_syntax::ast::{BinaryOp, PropOwner, Reduction, UnaryOp};
+
+entity!(
+    /// A kernel of the module; displayed `k0`.
+    KernelId,
+    "k"
+);
+entity!(
+    /// A local of one body (a `let`, a kernel parameter, a `ForAll` variable, a temporary);
+    /// displayed `v3`.
+    LocalId,
+    "v"
+);
+entity!(
+    /// An expression of one body; displayed `e7`.
+    ExprId,
+    "e"
+);
+entity!(
+    /// A statement of one body; displayed `s12`.
+    StmtId,
+    "s"
+);
+entity!(
+    /// A `ForAll` of one kernel, numbered in source pre-order; displayed `loop1`. Options
+    /// address nested loops as `KERNEL.loopN`.
+    LoopId,
+    "loop"
+);
+entity!(
+    /// An `Iterate` or `Pipe` of `main`, numbered in source pre-order; displayed `r0`. The
+    /// nodes of the outline tree.
+    RegionId,
+    "r"
+);
+
+/// A whole program, lowered.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// The program's name (the source file's stem): the binary, its output file and its
+    /// JSON record are named after it.
+    pub name: String,
+    /// The source file as the user named it.
+    pub source: String,
+    pub graph: Graph,
+    pub consts: Vec<Const>,
+    pub params: Vec<Param>,
+    pub globals: Vec<Global>,
+    /// What the program writes to its output file, in declaration order.
+    pub outputs: Vec<Output>,
+    pub kernels: Arena<KernelId, Kernel>,
+    /// `main`: the orchestration, run on the host.
+    pub host: Body,
+    /// Launch configuration shared by every kernel.
+    pub launch: LaunchConfig,
+}
+
+/// How kernels are launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Threads per block (a multiple of 32).
+    pub block_size: u32,
+}
+
+/// The input graph and its properties.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    /// How `main` names the graph (`g`).
+    pub name: String,
+    pub symmetric: bool,
+    pub simple: bool,
+    /// Indexed by [`PropId`], in declaration order.
+    pub props: Vec<Prop>,
+    /// The `input` edge property: the graph file's edge data.
+    pub input: Option<PropId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Prop {
+    pub name: String,
+    pub owner: PropOwner,
+    /// Element type: a scalar, or [`Ty::Lock`] / [`Ty::Mark`].
+    pub ty: Ty,
+    pub input: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Const {
+    pub name: String,
+    pub ty: Ty,
+    pub value: Value,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+    pub default: Value,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Global {
+    pub name: String,
+    pub ty: Ty,
+    pub init: Value,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Property(PropId),
+    Global(GlobalId),
+}
+
+/// A GPU kernel.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub name: String,
+    pub span: Span,
+    /// The parameters in declaration order.
+    pub params: Vec<KernelParam>,
+    pub body: Body,
+    /// Static shared memory the schedulers of this kernel use, in bytes (0 before
+    /// `schedule_nested_loops`); occupancy depends on it.
+    pub shared_bytes: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelParam {
+    /// The graph (the `G` struct on the device), under the kernel's name for it.
+    Graph(String),
+    /// A scalar, passed by value: its local in the kernel's body.
+    Scalar(LocalId),
+}
+
+/// The code of a kernel or of `main`: its locals, expressions and statements, and the root
+/// block.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    pub locals: Arena<LocalId, Local>,
+    pub exprs: Arena<ExprId, Expr>,
+    pub stmts: Arena<StmtId, Stmt>,
+    pub block: Block,
+}
+
+/// A sequence of statements.
+pub type Block = Vec<StmtId>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Local {
+    pub name: String,
+    pub ty: Ty,
+    pub kind: LocalKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocalKind {
+    /// A `let` of the program.
+    Let,
+    /// A kernel's scalar parameter (read-only).
+    Param,
+    /// The variable of a `ForAll` (read-only).
+    ForAllVar,
+    /// Made by the compiler; its name starts with `irgl_`.
+    Temp,
+    /// A fixed-size array of `len` elements of `ty`, made by the compiler (the elements of an
+    /// `Exclusive`).
+    Array { len: u32 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    /// The value's type ([`Ty::Bool`] for conditions); never `Void` or `Error`.
+    pub ty: Ty,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    Bool(bool),
+    /// An integer of the expression's type; for a float type, the integral value.
+    Int(u64),
+    Float(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Literal(Literal),
+    Local(LocalId),
+    Const(ConstId),
+    Param(ParamId),
+    Global(GlobalId),
+    /// `g.prop[index]`
+    Element {
+        prop: PropId,
+        index: ExprId,
+    },
+    Unary(UnaryOp, ExprId),
+    Binary(BinaryOp, ExprId, ExprId),
+    /// `cond ? then_expr : else_expr`
+    Select {
+        cond: ExprId,
+        then_expr: ExprId,
+        else_expr: ExprId,
+    },
+    /// Conversion to the expression's type.
+    Cast(ExprId),
+    Builtin(Builtin, Vec<ExprId>),
+    /// An atomic read-modify-write of `place`; the value is the place's old value.
+    Atomic {
+        op: AtomicOp,
+        place: Place,
+        args: Vec<ExprId>,
+    },
+    /// `g.nnodes`, `g.nedges`
+    GraphSize(GraphField),
+    /// `g.dst(e)`, `g.degree(n)`, `g.edge_begin(n)`, `g.edge_end(n)`
+    GraphQuery(GraphMethod, ExprId),
+    /// `WL.pop(i)`: item `i` of the input worklist.
+    Pop(ExprId),
+    /// Tries once to take lock `index` of the `lock` property `locks`: true if taken.
+    TryLock {
+        locks: PropId,
+        index: ExprId,
+    },
+    /// Tries once to mark every element of the array local `ids` in the `mark` property
+    /// `marks`, all or nothing: true if all were taken.
+    TryMarks {
+        marks: PropId,
+        ids: LocalId,
+    },
+    /// Host: the number of items in a worklist of the current set.
+    WorklistSize(WorklistRef),
+    /// Host: the value of the reduction flag (after a launch with `reduce`).
+    ReduceResult,
+}
+
+/// Something that can be assigned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Place {
+    Local(LocalId),
+    Global(GlobalId),
+    Element { prop: PropId, index: ExprId },
+}
+
+/// One of the worklists of the current set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorklistRef {
+    /// Popped by the kernel being launched.
+    In,
+    /// Receives `WL.push`.
+    Out,
+    /// Receives `Retry` and `Respawn`.
+    Retry,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    // ---- both sides
+    /// Declares `local` in the enclosing block; `init: None` gives it the zero of its type.
+    Let {
+        local: LocalId,
+        init: Option<ExprId>,
+    },
+    /// Declares the array local `local` with these elements (its length).
+    LetArray {
+        local: LocalId,
+        elems: Vec<ExprId>,
+    },
+    /// `place = value`, or `place op= value`.
+    Assign {
+        place: Place,
+        op: Option<BinaryOp>,
+        value: ExprId,
+    },
+    /// An expression evaluated for its effect (an atomic function).
+    Eval(ExprId),
+    If {
+        cond: ExprId,
+        then_block: Block,
+        else_block: Block,
+    },
+    Loop(Loop),
+    /// Leaves the innermost `Loop`.
+    Break,
+    /// Goes to the step of the innermost `Loop`, or ends the current iteration of the
+    /// innermost `ForAll` (or the current item's `Phase`) when that is nearer.
+    Continue,
+    /// A scope.
+    Block(Block),
+
+    // ---- kernels
+    ForAll(ForAll),
+    Push(Push),
+    /// `ReduceAndReturn value`: contributes to the kernel's Any/All reduction.
+    Reduce(ExprId),
+    /// Releases lock `index` of `locks`, taken by a successful `TryLock`.
+    Unlock {
+        locks: PropId,
+        index: ExprId,
+    },
+    /// Releases the marks taken by a successful `TryMarks` on the same `marks` and `ids`.
+    ReleaseMarks {
+        marks: PropId,
+        ids: LocalId,
+    },
+    /// `SyncRunningThreads`: a barrier across every thread of the launch.
+    GridSync,
+    /// Part of the body of a uniform outer `ForAll`, run only by the threads that `guard`
+    /// selects (`schedule_nested_loops`).
+    Phase(Phase),
+    /// The inspector half of a block-scheduled nested `ForAll` (`schedule_nested_loops`):
+    /// records the loop's iteration space in `state` and ends the enclosing `Phase` for
+    /// this thread.
+    Inspect(Inspect),
+
+    // ---- main
+    /// Launches `kernel` once over the current input worklist.
+    Launch(Launch),
+    /// Empties every worklist of the set.
+    WorklistClear,
+    /// Fills the input worklist.
+    WorklistInit(Initial),
+    /// The input worklist becomes `from` (`Out` or `Retry`), and `from` a fresh empty one.
+    WorklistSwap(WorklistRef),
+    /// Sets the reduction flag to the identity of `Reduction`.
+    ReduceReset(Reduction),
+    /// The extent of an `Iterate` or `Pipe` of the source: a node of the outline tree.
+    Region(Region),
+    /// Counts one round of a host loop that launches kernels (the run's `iterations`).
+    CountIteration,
+}
+
+/// `for (init; cond; step) body`, `while (cond) body`, `loop body`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    /// Runs once before the loop; its declarations are scoped to the loop.
+    pub init: Block,
+    /// Tested before each iteration; `None` is `true`.
+    pub cond: Option<ExprId>,
+    /// Runs after each iteration (and on `Continue`).
+    pub step: Block,
+    pub body: Block,
+}
+
+/// A `ForAll`: its iterations may run in parallel, in any order, on any threads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForAll {
+    pub id: LoopId,
+    pub var: LocalId,
+    pub space: Space,
+    pub body: Block,
+    pub schedule: Schedule,
+}
+
+/// What a `ForAll` iterates over.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Space {
+    /// The indices of the input worklist.
+    Worklist,
+    /// Every node.
+    Nodes,
+    /// The out-edges of a node.
+    Edges { node: ExprId },
+    /// `lo..hi` in the variable's type.
+    Range { lo: ExprId, hi: ExprId },
+    /// The space was evaluated by the loop's [`Inspect`] statement.
+    Inspected,
+}
+
+/// Who runs the iterations of a `ForAll`: the schedule slot.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Schedule {
+    /// An outermost `ForAll`: grid-stride over the threads of the launch. `uniform`: every
+    /// thread of the grid runs the same number of iterations (the trip count rounded up to
+    /// the grid, the body split into guarded `Phase`s), so that block-wide schedulers can
+    /// run inside.
+    Grid { uniform: bool },
+    /// A nested `ForAll` run by the thread that reaches it. `why`: why a requested schedule
+    /// could not apply (shown by dumps).
+    Serial { why: Option<String> },
+    /// A nested `ForAll` whose iterations the block's schedulers distribute.
+    Block(BlockSchedule),
+}
+
+/// How the block's schedulers run a nested `ForAll` (paper section 4.3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockSchedule {
+    /// In descending order of preferred size; an item goes to the first policy whose
+    /// threshold its trip count reaches, else to the last.
+    pub policies: Vec<Policy>,
+    /// The minimum trip count of each policy, parallel to `policies`.
+    pub thresholds: Vec<u32>,
+    /// Locals declared outside the loop and read by its body: saved by their owner thread
+    /// into shared memory, restored by the thread that runs the iteration.
+    pub closure: Vec<LocalId>,
+    /// Where the loop's [`Inspect`] left the iteration space.
+    pub state: InspectState,
+}
+
+/// A scheduling policy for the iterations of nested `ForAll`s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Policy {
+    /// The whole block runs one item's iterations at a time.
+    Threadblock,
+    /// A warp runs one item's iterations at a time.
+    Warp,
+    /// A group of `width` lanes (2, 4, 8 or 16) runs one item's iterations at a time.
+    VirtualWarp(u8),
+    /// Consecutive iterations of the block's items go to consecutive threads (a block-wide
+    /// prefix sum of the trip counts and a search for each iteration's item).
+    Finegrained,
+    /// Each thread takes an equal contiguous share of the iterations of the block's items
+    /// (the prefix sum, then a merge-path search for the start of each share).
+    EdgeBalanced,
+    /// The owner thread runs its item's iterations itself.
+    Serial,
+}
+
+/// Locals of the outer `ForAll`'s body where an [`Inspect`] leaves what its thread found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InspectState {
+    /// `bool`: the thread reached the loop in its current item.
+    pub reached: LocalId,
+    /// `u32`: the trip count.
+    pub count: LocalId,
+    /// The loop variable's type: the first value of the variable.
+    pub begin: LocalId,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phase {
+    pub guard: PhaseGuard,
+    pub body: Block,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhaseGuard {
+    /// The thread has an item in this round of the uniform outer loop.
+    Active,
+    /// The thread reached (inspected) this nested loop in its current item.
+    Reached(LoopId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inspect {
+    pub loop_id: LoopId,
+    /// The nested loop's space (never `Worklist` or `Inspected`).
+    pub space: Space,
+    pub state: InspectState,
+}
+
+/// A push to one of the kernel's output worklists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Push {
+    pub target: WorklistRef,
+    pub kind: PushKind,
+    pub item: ExprId,
+    /// How the reservation of the slot is aggregated (the cooperative-conversion slot).
+    pub aggregation: Aggregation,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushKind {
+    /// `WL.push(x)`: to the output worklist.
+    Push,
+    /// `Retry x`: a conflict; to the retry worklist.
+    Retry,
+    /// `Respawn x`: more work for this invocation; to the retry worklist.
+    Respawn,
+}
+
+/// How many pushes share one atomic reservation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregation {
+    /// One atomic per push.
+    None,
+    /// One atomic for the pushes of a thread's loop.
+    Thread,
+    /// One atomic for the converged lanes of a warp.
+    Warp,
+    /// One atomic for the block (at a focal point).
+    Block,
+}
+
+/// A kernel launch from `main`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    pub kernel: KernelId,
+    /// One per scalar parameter of the kernel, in order (the graph is implicit).
+    pub args: Vec<ExprId>,
+    /// The reduction the kernel's `Reduce`s contribute to.
+    pub reduce: Option<Reduction>,
+}
+
+/// The initial contents of a worklist.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initial {
+    /// These nodes (each checked to be a node of the graph).
+    List(Vec<ExprId>),
+    /// Every node, in order.
+    AllNodes,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    pub id: RegionId,
+    pub kind: RegionKind,
+    pub body: Block,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// `Iterate` of this kernel.
+    Iterate(KernelId),
+    /// `Pipe` (repeats) or `Pipe Once`.
+    Pipe { once: bool },
+}
+
+impl Module {
+    /// The kernel named `name`.
+    pub fn kernel_named(&self, name: &str) -> Option<KernelId> {
+        self.kernels
+            .iter()
+            .find(|(_, k)| k.name == name)
+            .map(|(id, _)| id)
+    }
+
+    pub fn prop(&self, id: PropId) -> &Prop {
+        &self.graph.props[id.index()]
+    }
+}
+
+impl Body {
+    pub fn expr(&self, id: ExprId) -> &Expr {
+        &self.exprs[id]
+    }
+
+    pub fn stmt(&self, id: StmtId) -> &Stmt {
+        &self.stmts[id]
+    }
+
+    pub fn local(&self, id: LocalId) -> &Local {
+        &self.locals[id]
+    }
+
+    /// Adds an expression.
+    pub fn add_expr(&mut self, kind: ExprKind, ty: Ty, span: Span) -> ExprId {
+        self.exprs.push(Expr { kind, ty, span })
+    }
+
+    /// Adds a statement (not yet in any block).
+    pub fn add_stmt(&mut self, kind: StmtKind, span: Span) -> StmtId {
+        self.stmts.push(Stmt { kind, span })
+    }
+
+    /// Adds a local.
+    pub fn add_local(
+        &mut self,
+        name: impl Into<String>,
+        ty: Ty,
+        kind: LocalKind,
+        span: Span,
+    ) -> LocalId {
+        self.locals.push(Local {
+            name: name.into(),
+            ty,
+            kind,
+            span,
+        })
+    }
+}
+
+impl Policy {
+    /// The short name used by options and dumps: `tb`, `wp`, `vw8`, `fg`, `eb`, `serial`.
+    pub fn name(self) -> String {
+        match self {
+            Policy::Threadblock => "tb".into(),
+            Policy::Warp => "wp".into(),
+            Policy::VirtualWarp(w) => format!("vw{w}"),
+            Policy::Finegrained => "fg".into(),
+            Policy::EdgeBalanced => "eb".into(),
+            Policy::Serial => "serial".into(),
+        }
+    }
+
+    /// Whether this policy takes every item no larger policy took, whatever its size (at
+    /// most one such policy per combination).
+    pub fn takes_the_rest(self) -> bool {
+        matches!(
+            self,
+            Policy::Finegrained | Policy::EdgeBalanced | Policy::Serial
+        )
+    }
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// What a kernel does that decides how it is declared and launched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelFacts {
+    /// Mentions a worklist: takes the worklists, and its invocations swap them.
+    pub uses_worklist: bool,
+    /// Has an outermost `ForAll` over the input worklist: the launch is sized by its size.
+    pub pops: bool,
+    /// Pushes to the retry worklist (`Retry`, `Respawn`).
+    pub retries: bool,
+    /// Contributes to a reduction.
+    pub reduces: bool,
+    /// Has a grid barrier: launched cooperatively, all blocks resident.
+    pub cooperative: bool,
+    /// Has an outermost `ForAll` (otherwise it runs on one thread).
+    pub has_forall: bool,
+    /// Has an outermost `ForAll` over the nodes: the launch is sized by the node count.
+    pub over_nodes: bool,
+}
+
+impl Kernel {
+    /// The kernel's facts, read off its body.
+    pub fn facts(&self) -> KernelFacts {
+        let body = &self.body;
+        let mut f = KernelFacts::default();
+        fn outermost(body: &Body, block: &Block, f: &mut KernelFacts) {
+            for &s in block {
+                match &body.stmts[s].kind {
+                    StmtKind::ForAll(fa) => {
+                        f.has_forall = true;
+                        f.pops |= fa.space == Space::Worklist;
+                        f.over_nodes |= fa.space == Space::Nodes;
+                    }
+                    k => {
+                        for b in crate::visit::child_blocks(k) {
+                            outermost(body, b, f);
+                        }
+                    }
+                }
+            }
+        }
+        outermost(body, &body.block, &mut f);
+        crate::visit::walk_stmts(body, &body.block, &mut |s| match &body.stmts[s].kind {
+            StmtKind::Push(p) => {
+                f.retries |= p.target == WorklistRef::Retry;
+                f.uses_worklist = true;
+            }
+            StmtKind::Reduce(_) => f.reduces = true,
+            StmtKind::GridSync => f.cooperative = true,
+            _ => {}
+        });
+        crate::visit::walk_block_exprs(body, &body.block, &mut |e| {
+            f.uses_worklist |= matches!(body.exprs[e].kind, ExprKind::Pop(_));
+        });
+        f.uses_worklist |= f.pops;
+        f
+    }
+
+    /// The local of each scalar parameter, in order.
+    pub fn scalar_params(&self) -> impl Iterator<Item = LocalId> + '_ {
+        self.params.iter().filter_map(|p| match p {
+            KernelParam::Scalar(l) => Some(*l),
+            KernelParam::Graph(_) => None,
+        })
+    }
+}

@@ -1,0 +1,878 @@
+//! The IR verifier: checks the invariants of the crate documentation, so that a pass that
+//! breaks them fails right after it runs, not in nvcc or on the GPU.
+//!
+//! It runs after lowering and after every pass in debug builds and tests (the pipeline
+//! decides). An error is a compiler bug, never a user mistake: the messages name the body
+//! and the statement for whoever fixes the pass.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use crate::ir::*;
+use crate::visit;
+
+/// A broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    /// `kernel bfs` or `main`.
+    pub body: String,
+    pub stmt: Option<StmtId>,
+    pub message: String,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.stmt {
+            Some(s) => write!(f, "{}: {s}: {}", self.body, self.message),
+            None => write!(f, "{}: {}", self.body, self.message),
+        }
+    }
+}
+
+/// Checks every invariant; returns all the broken ones.
+pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
+    let mut errors = Vec::new();
+    let b = module.launch.block_size;
+    if !(32..=1024).contains(&b) || b % 32 != 0 {
+        errors.push(VerifyError {
+            body: "module".into(),
+            stmt: None,
+            message: format!("block size {b} is not a multiple of 32 in 32..=1024"),
+        });
+    }
+    for (_, k) in module.kernels.iter() {
+        let mut v = Verifier::new(module, &k.body, Side::Device, format!("kernel {}", k.name));
+        for p in &k.params {
+            if let KernelParam::Scalar(l) = p {
+                if !k.body.locals.contains(*l) || k.body.locals[*l].kind != LocalKind::Param {
+                    v.error(None, format!("parameter {l} is not a Param local"));
+                } else {
+                    v.visible.push(*l);
+                }
+            }
+        }
+        v.run();
+        errors.extend(v.errors);
+    }
+    let mut v = Verifier::new(module, &module.host, Side::Host, "main".into());
+    v.run();
+    errors.extend(v.errors);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Device,
+    Host,
+}
+
+/// What encloses the statement being checked.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Frame {
+    Loop,
+    ForAll { uniform: bool },
+    Phase,
+    If,
+    Block,
+    Region,
+}
+
+struct Verifier<'a> {
+    module: &'a Module,
+    body: &'a Body,
+    side: Side,
+    name: String,
+    errors: Vec<VerifyError>,
+    /// Locals in scope, innermost last.
+    visible: Vec<LocalId>,
+    frames: Vec<Frame>,
+    declared: HashSet<LocalId>,
+    seen_stmts: HashSet<StmtId>,
+    seen_exprs: HashSet<ExprId>,
+    loops: HashSet<LoopId>,
+    regions: HashSet<RegionId>,
+    /// Inspects seen in the current uniform ForAll body, by loop.
+    inspected: HashMap<LoopId, InspectState>,
+    /// Block-scheduled loops already passed in the current uniform ForAll body.
+    scheduled: HashSet<LoopId>,
+    current: Option<StmtId>,
+}
+
+impl<'a> Verifier<'a> {
+    fn new(module: &'a Module, body: &'a Body, side: Side, name: String) -> Self {
+        Verifier {
+            module,
+            body,
+            side,
+            name,
+            errors: Vec::new(),
+            visible: Vec::new(),
+            frames: Vec::new(),
+            declared: HashSet::new(),
+            seen_stmts: HashSet::new(),
+            seen_exprs: HashSet::new(),
+            loops: HashSet::new(),
+            regions: HashSet::new(),
+            inspected: HashMap::new(),
+            scheduled: HashSet::new(),
+            current: None,
+        }
+    }
+
+    fn error(&mut self, stmt: Option<StmtId>, message: String) {
+        self.errors.push(VerifyError {
+            body: self.name.clone(),
+            stmt,
+            message,
+        });
+    }
+
+    fn err(&mut self, message: String) {
+        let s = self.current;
+        self.error(s, message);
+    }
+
+    fn run(&mut self) {
+        let block = self.body.block.clone();
+        self.block(&block, Frame::Block);
+    }
+
+    fn block(&mut self, b: &Block, frame: Frame) {
+        let mark = self.visible.len();
+        self.frames.push(frame);
+        for &s in b {
+            self.stmt(s);
+        }
+        self.frames.pop();
+        self.visible.truncate(mark);
+    }
+
+    fn in_frame(&self, pred: impl Fn(Frame) -> bool) -> bool {
+        self.frames.iter().any(|f| pred(*f))
+    }
+
+    fn forall_depth(&self) -> usize {
+        self.frames
+            .iter()
+            .filter(|f| matches!(f, Frame::ForAll { .. }))
+            .count()
+    }
+
+    fn device_only(&mut self, what: &str) {
+        if self.side != Side::Device {
+            self.err(format!("{what} in host code"));
+        }
+    }
+
+    fn host_only(&mut self, what: &str) {
+        if self.side != Side::Host {
+            self.err(format!("{what} in device code"));
+        }
+    }
+
+    fn local(&mut self, l: LocalId) -> Option<&'a Local> {
+        if !self.body.locals.contains(l) {
+            self.err(format!("local {l} out of range"));
+            return None;
+        }
+        if !self.visible.contains(&l) {
+            self.err(format!(
+                "local {l} ({}) used where it is not declared",
+                self.body.locals[l].name
+            ));
+        }
+        Some(&self.body.locals[l])
+    }
+
+    fn declare(&mut self, l: LocalId) {
+        if !self.body.locals.contains(l) {
+            self.err(format!("local {l} out of range"));
+            return;
+        }
+        if !self.declared.insert(l) {
+            self.err(format!("local {l} declared twice"));
+        }
+        self.visible.push(l);
+    }
+
+    fn prop(&mut self, p: PropId) -> Option<&'a Prop> {
+        let found = self.module.graph.props.get(p.index());
+        if found.is_none() {
+            self.err(format!("property {p} out of range"));
+        }
+        found
+    }
+
+    fn stmt(&mut self, s: StmtId) {
+        if !self.body.stmts.contains(s) {
+            self.err(format!("statement {s} out of range"));
+            return;
+        }
+        if !self.seen_stmts.insert(s) {
+            self.error(Some(s), "statement appears twice in the tree".into());
+            return;
+        }
+        let outer = self.current.replace(s);
+        let body = self.body;
+        let kind = &body.stmts[s].kind;
+        match kind {
+            StmtKind::Let { local, init } => {
+                if let Some(e) = init {
+                    let t = self.expr(*e);
+                    let lt = body.locals.get(*local).map(|l| l.ty);
+                    if let (Some(t), Some(lt)) = (t, lt) {
+                        self.compatible(lt, t, "initializer");
+                    }
+                }
+                if let Some(l) = body.locals.get(*local)
+                    && !matches!(l.kind, LocalKind::Let | LocalKind::Temp)
+                {
+                    self.err(format!("Let of a {:?} local", l.kind));
+                }
+                self.declare(*local);
+            }
+            StmtKind::LetArray { local, elems } => {
+                for &e in elems {
+                    if let Some(t) = self.expr(e)
+                        && !t.is_u32_like()
+                    {
+                        self.err(format!("array element of type {t}"));
+                    }
+                }
+                match body.locals.get(*local).map(|l| l.kind) {
+                    Some(LocalKind::Array { len }) if len as usize == elems.len() => {}
+                    k => self.err(format!(
+                        "LetArray of a {k:?} local with {} elements",
+                        elems.len()
+                    )),
+                }
+                self.declare(*local);
+            }
+            StmtKind::Assign { place, op, value } => {
+                let pt = self.place(place, true);
+                let vt = self.expr(*value);
+                if let (Some(pt), Some(vt)) = (pt, vt) {
+                    match op {
+                        Some(BinaryOp::Shl | BinaryOp::Shr) => {
+                            if !vt.is_integer() {
+                                self.err(format!("shift by a {vt}"));
+                            }
+                        }
+                        _ => self.compatible(pt, vt, "assigned value"),
+                    }
+                }
+            }
+            StmtKind::Eval(e) => {
+                self.expr(*e);
+            }
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
+                self.cond(*cond);
+                self.block(then_block, Frame::If);
+                self.block(else_block, Frame::If);
+            }
+            StmtKind::Loop(l) => {
+                let mark = self.visible.len();
+                self.frames.push(Frame::Block);
+                for &s in &l.init {
+                    self.stmt(s);
+                }
+                if let Some(c) = l.cond {
+                    self.cond(c);
+                }
+                self.block(&l.body, Frame::Loop);
+                self.block(&l.step, Frame::Loop);
+                self.frames.pop();
+                self.visible.truncate(mark);
+            }
+            StmtKind::Break => {
+                let nearest = self
+                    .frames
+                    .iter()
+                    .rev()
+                    .find(|f| matches!(f, Frame::Loop | Frame::ForAll { .. } | Frame::Phase));
+                if nearest != Some(&Frame::Loop) {
+                    self.err("Break outside a Loop (or crossing a ForAll)".into());
+                }
+            }
+            StmtKind::Continue => {
+                if !self
+                    .in_frame(|f| matches!(f, Frame::Loop | Frame::ForAll { .. } | Frame::Phase))
+                {
+                    self.err("Continue outside a loop".into());
+                }
+            }
+            StmtKind::Block(b) => self.block(b, Frame::Block),
+            StmtKind::ForAll(f) => self.forall(s, f),
+            StmtKind::Push(p) => {
+                self.device_only("Push");
+                if let Some(t) = self.expr(p.item)
+                    && !t.is_u32_like()
+                {
+                    self.err(format!("pushed item of type {t}"));
+                }
+                let ok = matches!(
+                    (p.target, p.kind),
+                    (WorklistRef::Out, PushKind::Push)
+                        | (WorklistRef::Retry, PushKind::Retry | PushKind::Respawn)
+                );
+                if !ok {
+                    self.err(format!("{:?} to the {:?} worklist", p.kind, p.target));
+                }
+                if !self.in_frame(|f| matches!(f, Frame::ForAll { .. } | Frame::Phase))
+                    && p.target == WorklistRef::Retry
+                {
+                    self.err("Retry/Respawn outside a ForAll".into());
+                }
+                if matches!(p.aggregation, Aggregation::Thread | Aggregation::Block) {
+                    self.err(format!(
+                        "{:?} aggregation needs the cooperative-conversion analysis, which no pass runs yet",
+                        p.aggregation
+                    ));
+                }
+            }
+            StmtKind::Reduce(e) => {
+                self.device_only("Reduce");
+                self.cond(*e);
+            }
+            StmtKind::Unlock { locks, index } => {
+                self.device_only("Unlock");
+                if let Some(p) = self.prop(*locks)
+                    && p.ty != Ty::Lock
+                {
+                    self.err(format!("Unlock of a {} property", p.ty));
+                }
+                self.index(*index);
+            }
+            StmtKind::ReleaseMarks { marks, ids } => {
+                self.device_only("ReleaseMarks");
+                self.marks(*marks, *ids);
+            }
+            StmtKind::GridSync => {
+                self.device_only("GridSync");
+                if self.in_frame(|f| !matches!(f, Frame::Block)) {
+                    self.err("GridSync below the kernel's top level".into());
+                }
+            }
+            StmtKind::Phase(p) => self.phase(p),
+            StmtKind::Inspect(i) => self.inspect(i),
+            StmtKind::Launch(l) => {
+                self.host_only("Launch");
+                match self.module.kernels.get(l.kernel) {
+                    None => self.err(format!("launch of {} out of range", l.kernel)),
+                    Some(k) => {
+                        let scalars: Vec<Ty> = k
+                            .params
+                            .iter()
+                            .filter_map(|p| match p {
+                                KernelParam::Scalar(v) => k.body.locals.get(*v).map(|l| l.ty),
+                                KernelParam::Graph(_) => None,
+                            })
+                            .collect();
+                        if scalars.len() != l.args.len() {
+                            self.err(format!(
+                                "launch of {} with {} arguments for {} parameters",
+                                k.name,
+                                l.args.len(),
+                                scalars.len()
+                            ));
+                        }
+                        for (&a, &pt) in l.args.iter().zip(&scalars) {
+                            if let Some(t) = self.expr(a) {
+                                self.compatible(pt, t, "argument");
+                            }
+                        }
+                    }
+                }
+            }
+            StmtKind::WorklistClear | StmtKind::ReduceReset(_) | StmtKind::CountIteration => {
+                self.host_only("orchestration")
+            }
+            StmtKind::WorklistInit(init) => {
+                self.host_only("WorklistInit");
+                if let Initial::List(items) = init {
+                    for &e in items {
+                        if let Some(t) = self.expr(e)
+                            && !t.is_integer()
+                        {
+                            self.err(format!("initial item of type {t}"));
+                        }
+                    }
+                }
+            }
+            StmtKind::WorklistSwap(w) => {
+                self.host_only("WorklistSwap");
+                if *w == WorklistRef::In {
+                    self.err("swap of the input worklist with itself".into());
+                }
+            }
+            StmtKind::Region(r) => {
+                self.host_only("Region");
+                if !self.regions.insert(r.id) {
+                    self.err(format!("region {} twice", r.id));
+                }
+                self.block(&r.body, Frame::Region);
+            }
+        }
+        self.current = outer;
+    }
+
+    fn forall(&mut self, s: StmtId, f: &ForAll) {
+        self.device_only("ForAll");
+        if !self.loops.insert(f.id) {
+            self.err(format!("{} twice", f.id));
+        }
+        let var = self.body.locals.get(f.var);
+        if var.map(|v| v.kind) != Some(LocalKind::ForAllVar) {
+            self.err(format!(
+                "ForAll variable {} is not a ForAllVar local",
+                f.var
+            ));
+        }
+        let var_ty = var.map_or(Ty::U32, |v| v.ty);
+        let depth = self.forall_depth();
+        match &f.schedule {
+            Schedule::Grid { .. } if depth != 0 => {
+                self.err("Grid schedule on a nested ForAll".into())
+            }
+            Schedule::Serial { .. } | Schedule::Block(_) if depth == 0 => {
+                self.err("nested schedule on an outermost ForAll".into())
+            }
+            _ => {}
+        }
+        if matches!(f.space, Space::Worklist) && depth != 0 {
+            self.err("ForAll over the worklist nested in another".into());
+        }
+        let uniform = matches!(f.schedule, Schedule::Grid { uniform: true });
+        match (&f.space, &f.schedule) {
+            (Space::Inspected, Schedule::Block(b)) => {
+                if self.frames.last() != Some(&Frame::ForAll { uniform: true }) {
+                    self.err("block-scheduled ForAll outside a uniform ForAll's body".into());
+                }
+                match self.inspected.get(&f.id) {
+                    Some(state) if *state == b.state => {}
+                    Some(_) => self.err(format!("{}: its Inspect uses other state locals", f.id)),
+                    None => self.err(format!("{} scheduled before it is inspected", f.id)),
+                }
+                self.scheduled.insert(f.id);
+                self.block_schedule(b, var_ty);
+            }
+            (Space::Inspected, _) | (_, Schedule::Block(_)) => {
+                self.err("Inspected space without a block schedule (or the reverse)".into())
+            }
+            (space, _) => self.space(space, var_ty),
+        }
+        // The body: the variable is visible in it.
+        let mark = self.visible.len();
+        let saved = (
+            std::mem::take(&mut self.inspected),
+            std::mem::take(&mut self.scheduled),
+        );
+        if self.body.locals.contains(f.var) {
+            self.visible.push(f.var);
+        }
+        if uniform {
+            for &b in &f.body {
+                let ok = match &self.body.stmts[b].kind {
+                    StmtKind::Let { .. } | StmtKind::Phase(_) => true,
+                    StmtKind::ForAll(inner) => matches!(inner.schedule, Schedule::Block(_)),
+                    _ => false,
+                };
+                if !ok {
+                    self.error(
+                        Some(b),
+                        "the body of a uniform ForAll holds only Lets, Phases and block-scheduled ForAlls"
+                            .into(),
+                    );
+                }
+            }
+        }
+        self.block(&f.body, Frame::ForAll { uniform });
+        (self.inspected, self.scheduled) = saved;
+        self.visible.truncate(mark);
+        let _ = s;
+    }
+
+    fn block_schedule(&mut self, b: &BlockSchedule, var_ty: Ty) {
+        if b.policies.is_empty() || b.policies.len() != b.thresholds.len() {
+            self.err("block schedule without policies or with mismatched thresholds".into());
+        }
+        let mut sorted = b.policies.clone();
+        sorted.sort();
+        sorted.dedup();
+        if sorted != b.policies {
+            self.err(format!(
+                "policies {:?} not in descending order of size, or repeated",
+                b.policies
+            ));
+        }
+        if let Some(pos) = b.policies.iter().position(|p| p.takes_the_rest())
+            && pos + 1 != b.policies.len()
+        {
+            self.err("a policy that takes the rest is not last".into());
+        }
+        if b.thresholds.windows(2).any(|w| w[0] < w[1]) {
+            self.err(format!("thresholds {:?} not descending", b.thresholds));
+        }
+        for &l in &b.closure {
+            self.local(l);
+        }
+        let tys = [
+            (b.state.reached, Ty::Bool),
+            (b.state.count, Ty::U32),
+            (b.state.begin, var_ty),
+        ];
+        for (l, t) in tys {
+            if let Some(local) = self.local(l) {
+                let lt = local.ty;
+                self.compatible(t, lt, "inspect state");
+            }
+        }
+        if var_ty.bits() != 32 {
+            self.err(format!("block-scheduled loop over a {var_ty} range"));
+        }
+    }
+
+    fn space(&mut self, space: &Space, var_ty: Ty) {
+        match space {
+            Space::Worklist => self.compatible(Ty::U32, var_ty, "worklist index"),
+            Space::Nodes => self.compatible(Ty::Node, var_ty, "node variable"),
+            Space::Edges { node } => {
+                if let Some(t) = self.expr(*node) {
+                    self.compatible(Ty::Node, t, "node of edges()");
+                }
+                self.compatible(Ty::Edge, var_ty, "edge variable");
+            }
+            Space::Range { lo, hi } => {
+                for e in [*lo, *hi] {
+                    if let Some(t) = self.expr(e) {
+                        self.compatible(var_ty, t, "range bound");
+                    }
+                }
+            }
+            Space::Inspected => {}
+        }
+    }
+
+    fn phase(&mut self, p: &Phase) {
+        self.device_only("Phase");
+        if self.frames.last() != Some(&Frame::ForAll { uniform: true }) {
+            self.err("Phase outside a uniform ForAll's body".into());
+        }
+        if let PhaseGuard::Reached(l) = p.guard
+            && !self.scheduled.contains(&l)
+        {
+            self.err(format!(
+                "Phase guarded by {l}, which was not scheduled before it"
+            ));
+        }
+        self.block(&p.body, Frame::Phase);
+    }
+
+    fn inspect(&mut self, i: &Inspect) {
+        self.device_only("Inspect");
+        // Between the Phase and the Inspect: only ifs and scopes.
+        let inner: Vec<Frame> = self
+            .frames
+            .iter()
+            .rev()
+            .take_while(|f| **f != Frame::Phase)
+            .copied()
+            .collect();
+        if inner.len() == self.frames.len()
+            || inner.iter().any(|f| !matches!(f, Frame::If | Frame::Block))
+        {
+            self.err(format!(
+                "Inspect of {} outside a Phase, or inside a loop of one",
+                i.loop_id
+            ));
+        }
+        if matches!(i.space, Space::Worklist | Space::Inspected) {
+            self.err("Inspect of a worklist or inspected space".into());
+        }
+        let begin_ty = self
+            .body
+            .locals
+            .get(i.state.begin)
+            .map_or(Ty::U32, |l| l.ty);
+        self.space(&i.space, begin_ty);
+        for l in [i.state.reached, i.state.count, i.state.begin] {
+            self.local(l);
+        }
+        if self.inspected.insert(i.loop_id, i.state).is_some() {
+            self.err(format!("{} inspected twice", i.loop_id));
+        }
+    }
+
+    fn marks(&mut self, marks: PropId, ids: LocalId) {
+        if let Some(p) = self.prop(marks)
+            && p.ty != Ty::Mark
+        {
+            self.err(format!("marking protocol on a {} property", p.ty));
+        }
+        if let Some(l) = self.local(ids)
+            && !matches!(l.kind, LocalKind::Array { .. })
+        {
+            self.err(format!("{ids} is not an array local"));
+        }
+    }
+
+    fn index(&mut self, e: ExprId) {
+        if let Some(t) = self.expr(e)
+            && !t.is_u32_like()
+        {
+            self.err(format!("index of type {t}"));
+        }
+    }
+
+    fn cond(&mut self, e: ExprId) {
+        if let Some(t) = self.expr(e)
+            && t != Ty::Bool
+        {
+            self.err(format!("condition of type {t}"));
+        }
+    }
+
+    fn compatible(&mut self, expected: Ty, found: Ty, what: &str) {
+        if !expected.compatible(found) || found == Ty::Error || expected == Ty::Error {
+            self.err(format!("{what}: expected {expected}, found {found}"));
+        }
+    }
+
+    fn place(&mut self, place: &Place, assigned: bool) -> Option<Ty> {
+        match place {
+            Place::Local(l) => {
+                let local = self.local(*l)?;
+                if assigned && !matches!(local.kind, LocalKind::Let | LocalKind::Temp) {
+                    self.err(format!("assignment to the read-only local {l}"));
+                }
+                Some(local.ty)
+            }
+            Place::Global(g) => match self.module.globals.get(g.index()) {
+                Some(g) => Some(g.ty),
+                None => {
+                    self.err(format!("global {g} out of range"));
+                    None
+                }
+            },
+            Place::Element { prop, index } => {
+                let p = self.prop(*prop)?;
+                let it = self.expr(*index);
+                let owner_ty = if p.owner == PropOwner::Node {
+                    Ty::Node
+                } else {
+                    Ty::Edge
+                };
+                if let Some(it) = it {
+                    self.compatible(owner_ty, it, "element index");
+                }
+                if matches!(p.ty, Ty::Lock | Ty::Mark) {
+                    self.err(format!("element of the {} property {}", p.ty, p.name));
+                }
+                Some(p.ty)
+            }
+        }
+    }
+
+    /// Checks an expression tree; returns its type.
+    fn expr(&mut self, e: ExprId) -> Option<Ty> {
+        if !self.body.exprs.contains(e) {
+            self.err(format!("expression {e} out of range"));
+            return None;
+        }
+        if !self.seen_exprs.insert(e) {
+            self.err(format!("expression {e} used twice"));
+            return None;
+        }
+        let x = &self.body.exprs[e];
+        let ty = x.ty;
+        if matches!(ty, Ty::Void | Ty::Error | Ty::Graph | Ty::Lock | Ty::Mark) {
+            self.err(format!("expression {e} of type {ty}"));
+        }
+        let operands: Vec<Option<Ty>> = visit::expr_operands(&x.kind)
+            .into_iter()
+            .map(|o| {
+                if matches!(x.kind, ExprKind::Atomic { .. }) {
+                    None
+                } else {
+                    self.expr(o)
+                }
+            })
+            .collect();
+        match &x.kind {
+            ExprKind::Literal(Literal::Bool(_)) => self.compatible(Ty::Bool, ty, "bool literal"),
+            ExprKind::Literal(Literal::Int(_)) if !ty.is_numeric() => {
+                self.err(format!("integer literal of type {ty}"))
+            }
+            ExprKind::Literal(Literal::Float(_)) if !ty.is_float() => {
+                self.err(format!("float literal of type {ty}"))
+            }
+            ExprKind::Literal(_) => {}
+            ExprKind::Local(l) => {
+                if let Some(local) = self.local(*l) {
+                    let lt = local.ty;
+                    if matches!(local.kind, LocalKind::Array { .. }) {
+                        self.err(format!("array local {l} used as a value"));
+                    }
+                    self.compatible(lt, ty, "local");
+                }
+            }
+            ExprKind::Const(c) => match self.module.consts.get(c.index()) {
+                Some(c) => self.compatible(c.ty, ty, "const"),
+                None => self.err(format!("const {c} out of range")),
+            },
+            ExprKind::Param(p) => match self.module.params.get(p.index()) {
+                Some(p) => self.compatible(p.ty, ty, "param"),
+                None => self.err(format!("param {p} out of range")),
+            },
+            ExprKind::Global(g) => match self.module.globals.get(g.index()) {
+                Some(g) => self.compatible(g.ty, ty, "global"),
+                None => self.err(format!("global {g} out of range")),
+            },
+            ExprKind::Element { prop, .. } => {
+                if let Some(p) = self.prop(*prop) {
+                    if matches!(p.ty, Ty::Lock | Ty::Mark) {
+                        self.err(format!("read of the {} property {}", p.ty, p.name));
+                    }
+                    let owner_ty = if p.owner == PropOwner::Node {
+                        Ty::Node
+                    } else {
+                        Ty::Edge
+                    };
+                    if let Some(Some(it)) = operands.first() {
+                        self.compatible(owner_ty, *it, "element index");
+                    }
+                    self.compatible(p.ty, ty, "element");
+                }
+            }
+            ExprKind::Unary(op, _) => {
+                let Some(Some(t)) = operands.first().copied() else {
+                    return Some(ty);
+                };
+                match op {
+                    UnaryOp::Not => {
+                        self.compatible(Ty::Bool, t, "operand of !");
+                        self.compatible(Ty::Bool, ty, "result of !");
+                    }
+                    UnaryOp::Neg | UnaryOp::BitNot => self.compatible(t, ty, "unary result"),
+                }
+            }
+            ExprKind::Binary(op, _, _) => {
+                if let [Some(a), Some(b)] = operands[..] {
+                    if op.is_logical() {
+                        self.compatible(Ty::Bool, a, "operand");
+                        self.compatible(Ty::Bool, b, "operand");
+                        self.compatible(Ty::Bool, ty, "result");
+                    } else if op.is_comparison() {
+                        self.compatible(a, b, "compared operand");
+                        self.compatible(Ty::Bool, ty, "comparison");
+                    } else if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                        self.compatible(a, ty, "shifted value");
+                        if !b.is_integer() {
+                            self.err(format!("shift amount of type {b}"));
+                        }
+                    } else {
+                        self.compatible(a, b, "operand");
+                        self.compatible(a.join(b), ty, "arithmetic result");
+                    }
+                }
+            }
+            ExprKind::Select { .. } => {
+                if let [Some(c), Some(a), Some(b)] = operands[..] {
+                    self.compatible(Ty::Bool, c, "selector");
+                    self.compatible(ty, a, "selected value");
+                    self.compatible(ty, b, "selected value");
+                }
+            }
+            ExprKind::Cast(_) => {
+                if let Some(Some(t)) = operands.first()
+                    && !(t.is_scalar() && ty.is_scalar())
+                {
+                    self.err(format!("cast from {t} to {ty}"));
+                }
+            }
+            ExprKind::Builtin(b, args) => {
+                let n = match b {
+                    Builtin::Min | Builtin::Max => 2,
+                    Builtin::Abs | Builtin::Sqrt | Builtin::Fabs => 1,
+                };
+                if args.len() != n {
+                    self.err(format!("{b:?} with {} arguments", args.len()));
+                }
+            }
+            ExprKind::Atomic { op, place, args } => {
+                self.device_only("atomic function");
+                let pt = self.place(place, false);
+                let n = if *op == AtomicOp::Cas { 2 } else { 1 };
+                if args.len() != n {
+                    self.err(format!("{} with {} value arguments", op.name(), args.len()));
+                }
+                for &a in args {
+                    if let (Some(t), Some(pt)) = (self.expr(a), pt) {
+                        self.compatible(pt, t, "atomic operand");
+                    }
+                }
+                if let Some(pt) = pt {
+                    self.compatible(pt, ty, "atomic result");
+                }
+            }
+            ExprKind::GraphSize(_) => self.compatible(Ty::U32, ty, "graph size"),
+            ExprKind::GraphQuery(m, _) => {
+                let (arg, res) = match m {
+                    GraphMethod::Dst => (Ty::Edge, Ty::Node),
+                    GraphMethod::Degree => (Ty::Node, Ty::U32),
+                    GraphMethod::EdgeBegin | GraphMethod::EdgeEnd => (Ty::Node, Ty::Edge),
+                };
+                if let Some(Some(t)) = operands.first() {
+                    self.compatible(arg, *t, "graph query argument");
+                }
+                self.compatible(res, ty, "graph query result");
+            }
+            ExprKind::Pop(_) => {
+                self.device_only("Pop");
+                self.compatible(Ty::Node, ty, "popped item");
+            }
+            ExprKind::TryLock { locks, .. } => {
+                self.device_only("TryLock");
+                if let Some(p) = self.prop(*locks)
+                    && p.ty != Ty::Lock
+                {
+                    self.err(format!("TryLock on a {} property", p.ty));
+                }
+                self.compatible(Ty::Bool, ty, "TryLock");
+            }
+            ExprKind::TryMarks { marks, ids } => {
+                self.device_only("TryMarks");
+                self.marks(*marks, *ids);
+                self.compatible(Ty::Bool, ty, "TryMarks");
+            }
+            ExprKind::WorklistSize(_) => {
+                self.host_only("WorklistSize");
+                self.compatible(Ty::U32, ty, "worklist size");
+            }
+            ExprKind::ReduceResult => {
+                self.host_only("ReduceResult");
+                self.compatible(Ty::Bool, ty, "reduction result");
+            }
+        }
+        Some(ty)
+    }
+}
+
+/// Panics with every broken invariant: for the pipeline's checks after each pass.
+pub fn assert_valid(module: &Module, after: &str) {
+    if let Err(errors) = verify(module) {
+        let list: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
+        panic!(
+            "the IR is invalid after {after} (a compiler bug):\n{}",
+            list.join("\n")
+        );
+    }
+}

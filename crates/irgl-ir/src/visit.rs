@@ -1,0 +1,209 @@
+//! Walking a body: the blocks and expressions of each statement, the operands of each
+//! expression, pre-order traversals. Passes and analyses build on these instead of matching
+//! every statement kind themselves.
+
+use crate::ir::*;
+
+/// The blocks nested directly in a statement, in source order.
+pub fn child_blocks(kind: &StmtKind) -> Vec<&Block> {
+    match kind {
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => vec![then_block, else_block],
+        StmtKind::Loop(l) => vec![&l.init, &l.body, &l.step],
+        StmtKind::Block(b) => vec![b],
+        StmtKind::ForAll(f) => vec![&f.body],
+        StmtKind::Phase(p) => vec![&p.body],
+        StmtKind::Region(r) => vec![&r.body],
+        _ => Vec::new(),
+    }
+}
+
+/// The blocks nested directly in a statement, mutably.
+pub fn child_blocks_mut(kind: &mut StmtKind) -> Vec<&mut Block> {
+    match kind {
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => vec![then_block, else_block],
+        StmtKind::Loop(l) => vec![&mut l.init, &mut l.body, &mut l.step],
+        StmtKind::Block(b) => vec![b],
+        StmtKind::ForAll(f) => vec![&mut f.body],
+        StmtKind::Phase(p) => vec![&mut p.body],
+        StmtKind::Region(r) => vec![&mut r.body],
+        _ => Vec::new(),
+    }
+}
+
+fn place_exprs(place: &Place, out: &mut Vec<ExprId>) {
+    if let Place::Element { index, .. } = place {
+        out.push(*index);
+    }
+}
+
+fn space_exprs(space: &Space, out: &mut Vec<ExprId>) {
+    match space {
+        Space::Edges { node } => out.push(*node),
+        Space::Range { lo, hi } => out.extend([*lo, *hi]),
+        Space::Worklist | Space::Nodes | Space::Inspected => {}
+    }
+}
+
+/// The expressions a statement uses directly (not those of nested statements), in
+/// evaluation order.
+pub fn stmt_exprs(kind: &StmtKind) -> Vec<ExprId> {
+    let mut out = Vec::new();
+    match kind {
+        StmtKind::Let { init, .. } => out.extend(init),
+        StmtKind::LetArray { elems, .. } => out.extend(elems),
+        StmtKind::Assign { place, value, .. } => {
+            place_exprs(place, &mut out);
+            out.push(*value);
+        }
+        StmtKind::Eval(e) | StmtKind::Reduce(e) => out.push(*e),
+        StmtKind::If { cond, .. } => out.push(*cond),
+        StmtKind::Loop(l) => out.extend(l.cond),
+        StmtKind::ForAll(f) => space_exprs(&f.space, &mut out),
+        StmtKind::Push(p) => out.push(p.item),
+        StmtKind::Unlock { index, .. } => out.push(*index),
+        StmtKind::Inspect(i) => space_exprs(&i.space, &mut out),
+        StmtKind::Launch(l) => out.extend(&l.args),
+        StmtKind::WorklistInit(Initial::List(items)) => out.extend(items),
+        StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Block(_)
+        | StmtKind::ReleaseMarks { .. }
+        | StmtKind::GridSync
+        | StmtKind::Phase(_)
+        | StmtKind::WorklistClear
+        | StmtKind::WorklistInit(Initial::AllNodes)
+        | StmtKind::WorklistSwap(_)
+        | StmtKind::ReduceReset(_)
+        | StmtKind::Region(_)
+        | StmtKind::CountIteration => {}
+    }
+    out
+}
+
+/// The operands of an expression, in evaluation order.
+pub fn expr_operands(kind: &ExprKind) -> Vec<ExprId> {
+    match kind {
+        ExprKind::Element { index, .. } => vec![*index],
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Pop(a) => vec![*a],
+        ExprKind::GraphQuery(_, a) => vec![*a],
+        ExprKind::Binary(_, a, b) => vec![*a, *b],
+        ExprKind::Select {
+            cond,
+            then_expr,
+            else_expr,
+        } => vec![*cond, *then_expr, *else_expr],
+        ExprKind::Builtin(_, args) => args.clone(),
+        ExprKind::Atomic { place, args, .. } => {
+            let mut out = Vec::new();
+            place_exprs(place, &mut out);
+            out.extend(args);
+            out
+        }
+        ExprKind::TryLock { index, .. } => vec![*index],
+        ExprKind::Literal(_)
+        | ExprKind::Local(_)
+        | ExprKind::Const(_)
+        | ExprKind::Param(_)
+        | ExprKind::Global(_)
+        | ExprKind::GraphSize(_)
+        | ExprKind::TryMarks { .. }
+        | ExprKind::WorklistSize(_)
+        | ExprKind::ReduceResult => Vec::new(),
+    }
+}
+
+/// Calls `f` on every statement of `block` and of the blocks nested in it, in pre-order.
+pub fn walk_stmts(body: &Body, block: &Block, f: &mut dyn FnMut(StmtId)) {
+    for &s in block {
+        f(s);
+        for b in child_blocks(&body.stmts[s].kind) {
+            walk_stmts(body, b, f);
+        }
+    }
+}
+
+/// Calls `f` on `e` and every expression below it, in pre-order.
+pub fn walk_expr(body: &Body, e: ExprId, f: &mut dyn FnMut(ExprId)) {
+    f(e);
+    for o in expr_operands(&body.exprs[e].kind) {
+        walk_expr(body, o, f);
+    }
+}
+
+/// Calls `f` on every expression of the statements in `block` (nested ones included).
+pub fn walk_block_exprs(body: &Body, block: &Block, f: &mut dyn FnMut(ExprId)) {
+    walk_stmts(body, block, &mut |s| {
+        for e in stmt_exprs(&body.stmts[s].kind) {
+            walk_expr(body, e, f);
+        }
+    });
+}
+
+/// The locals a statement names directly: declared, assigned, or used by a lock protocol
+/// (not those inside its expressions).
+pub fn stmt_locals(kind: &StmtKind) -> Vec<LocalId> {
+    match kind {
+        StmtKind::Let { local, .. } | StmtKind::LetArray { local, .. } => vec![*local],
+        StmtKind::Assign {
+            place: Place::Local(l),
+            ..
+        } => vec![*l],
+        StmtKind::ReleaseMarks { ids, .. } => vec![*ids],
+        StmtKind::ForAll(f) => {
+            let mut v = vec![f.var];
+            if let Schedule::Block(b) = &f.schedule {
+                v.extend(&b.closure);
+                v.extend([b.state.reached, b.state.count, b.state.begin]);
+            }
+            v
+        }
+        StmtKind::Inspect(i) => vec![i.state.reached, i.state.count, i.state.begin],
+        _ => Vec::new(),
+    }
+}
+
+/// The locals an expression names directly.
+pub fn expr_locals(kind: &ExprKind) -> Vec<LocalId> {
+    match kind {
+        ExprKind::Local(l) | ExprKind::TryMarks { ids: l, .. } => vec![*l],
+        ExprKind::Atomic {
+            place: Place::Local(l),
+            ..
+        } => vec![*l],
+        _ => Vec::new(),
+    }
+}
+
+/// Every local read or written anywhere in `block`.
+pub fn locals_used(body: &Body, block: &Block) -> std::collections::BTreeSet<LocalId> {
+    let mut out = std::collections::BTreeSet::new();
+    walk_stmts(body, block, &mut |s| {
+        out.extend(stmt_locals(&body.stmts[s].kind));
+    });
+    walk_block_exprs(body, block, &mut |e| {
+        out.extend(expr_locals(&body.exprs[e].kind));
+    });
+    out
+}
+
+/// Whether an expression (or one below it) satisfies `pred`.
+pub fn expr_any(body: &Body, e: ExprId, pred: &dyn Fn(&ExprKind) -> bool) -> bool {
+    let mut found = false;
+    walk_expr(body, e, &mut |x| found |= pred(&body.exprs[x].kind));
+    found
+}
+
+/// Whether a statement of `block` (nested ones included) satisfies `pred`.
+pub fn block_any(body: &Body, block: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
+    let mut found = false;
+    walk_stmts(body, block, &mut |s| found |= pred(&body.stmts[s].kind));
+    found
+}

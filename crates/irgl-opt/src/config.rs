@@ -1,0 +1,298 @@
+//! `OptConfig`: the one value that says which optimizations run and how. The CLI builds it
+//! from flags (or a JSON file), the snapshot tests from named option sets, the autotuner by
+//! enumeration; the generated file's header carries its canonical text, which is also the
+//! command line that rebuilds the file.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use irgl_ir::Policy;
+use serde::{Deserialize, Serialize};
+
+/// Every option of the middle end. `Default` is the unoptimized baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OptConfig {
+    /// Threads per block of every kernel: a multiple of 32 in 32..=1024.
+    pub block_size: u32,
+    /// Nested `ForAll` scheduling (`schedule_nested_loops`).
+    pub nested: NestedConfig,
+    /// Iteration outlining: which `Iterate`/`Pipe` regions become device control kernels.
+    pub outline: OutlineConfig,
+    /// Cooperative conversion: the aggregation level of worklist pushes.
+    pub aggregate: AggregateConfig,
+    /// Retry backoff for conflict-heavy retry worklists.
+    pub retry_backoff: BackoffConfig,
+}
+
+impl Default for OptConfig {
+    fn default() -> Self {
+        OptConfig {
+            block_size: 256,
+            nested: NestedConfig::default(),
+            outline: OutlineConfig::None,
+            aggregate: AggregateConfig::default(),
+            retry_backoff: BackoffConfig::default(),
+        }
+    }
+}
+
+/// How nested `ForAll`s are scheduled: a default for every nested loop, and overrides for
+/// single loops, addressed as `KERNEL.loopN` (the loop's number in `irglc emit ir`) or
+/// `KERNEL.VAR` (the name of the loop's variable, when it names one nested loop).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NestedConfig {
+    pub default: ScheduleSpec,
+    pub overrides: BTreeMap<String, ScheduleSpec>,
+    /// The smallest trip count the thread-block scheduler takes (default: the block size).
+    pub tb_threshold: Option<u32>,
+    /// The smallest trip count the warp scheduler takes.
+    pub warp_threshold: u32,
+}
+
+impl Default for NestedConfig {
+    fn default() -> Self {
+        NestedConfig {
+            default: ScheduleSpec::serial(),
+            overrides: BTreeMap::new(),
+            tb_threshold: None,
+            warp_threshold: 32,
+        }
+    }
+}
+
+/// A combination of scheduling policies, written `tb+wp+fg` (any order; `serial` alone is
+/// the baseline). Kept in descending order of the policies' preferred sizes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ScheduleSpec(Vec<Policy>);
+
+impl ScheduleSpec {
+    pub fn serial() -> Self {
+        ScheduleSpec(vec![Policy::Serial])
+    }
+
+    /// The policies, in descending order of preferred size.
+    pub fn policies(&self) -> &[Policy] {
+        &self.0
+    }
+
+    pub fn is_serial(&self) -> bool {
+        self.0 == [Policy::Serial]
+    }
+
+    /// Parses `tb+wp+fg`, `vw8+fg`, `eb`, `serial`, ...
+    pub fn parse(text: &str) -> Result<ScheduleSpec, String> {
+        let mut policies = Vec::new();
+        for part in text.split('+') {
+            let p = match part.trim() {
+                "tb" | "threadblock" => Policy::Threadblock,
+                "wp" | "warp" => Policy::Warp,
+                "fg" | "finegrained" => Policy::Finegrained,
+                "eb" | "edge-balanced" => Policy::EdgeBalanced,
+                "serial" => Policy::Serial,
+                w if w.starts_with("vw") => match w[2..].parse::<u8>() {
+                    Ok(n @ (2 | 4 | 8 | 16)) => Policy::VirtualWarp(n),
+                    _ => {
+                        return Err(format!(
+                            "`{w}`: a virtual warp is vw2, vw4, vw8 or vw16 lanes wide"
+                        ));
+                    }
+                },
+                "" => return Err(format!("`{text}`: an empty policy")),
+                other => {
+                    return Err(format!(
+                        "`{other}` is not a scheduling policy (tb, wp, vw2, vw4, vw8, vw16, fg, eb, serial)"
+                    ));
+                }
+            };
+            if policies.contains(&p) {
+                return Err(format!("`{text}`: {p} appears twice"));
+            }
+            policies.push(p);
+        }
+        policies.sort();
+        let rest: Vec<&Policy> = policies.iter().filter(|p| p.takes_the_rest()).collect();
+        if rest.len() > 1 {
+            return Err(format!(
+                "`{text}`: {} and {} both take every remaining iteration; keep one",
+                rest[0], rest[1]
+            ));
+        }
+        Ok(ScheduleSpec(policies))
+    }
+}
+
+impl fmt::Display for ScheduleSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<String> = self.0.iter().map(|p| p.name()).collect();
+        f.write_str(&names.join("+"))
+    }
+}
+
+impl TryFrom<String> for ScheduleSpec {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        ScheduleSpec::parse(&s)
+    }
+}
+
+impl From<ScheduleSpec> for String {
+    fn from(s: ScheduleSpec) -> String {
+        s.to_string()
+    }
+}
+
+/// Which `Iterate`/`Pipe` regions to outline into device control kernels.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutlineConfig {
+    /// Every region stays a host loop.
+    #[default]
+    None,
+}
+
+/// The aggregation level of worklist pushes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AggregateConfig {
+    pub default: AggregateLevel,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AggregateLevel {
+    /// One atomic per push.
+    #[default]
+    None,
+}
+
+/// Retry backoff (blocked distribution of the retry worklist, serial below a threshold).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackoffConfig {
+    pub enabled: bool,
+}
+
+impl OptConfig {
+    /// The thread-block scheduler's threshold: the option, else the block size.
+    pub fn tb_threshold(&self) -> u32 {
+        self.nested.tb_threshold.unwrap_or(self.block_size)
+    }
+
+    /// Checks the values that do not depend on the program; the messages name the flag.
+    pub fn validate(&self) -> Result<(), Vec<String>> {
+        let mut errors = Vec::new();
+        let b = self.block_size;
+        if !(32..=1024).contains(&b) || b % 32 != 0 {
+            errors.push(format!(
+                "--block-size {b}: the block size must be a multiple of 32 from 32 to 1024 (the warp schedulers need whole warps)"
+            ));
+        }
+        if self.nested.warp_threshold == 0 {
+            errors.push("--warp-threshold 0: a threshold is at least 1".to_string());
+        }
+        if self.tb_threshold() == 0 {
+            errors.push("--tb-threshold 0: a threshold is at least 1".to_string());
+        }
+        if self.tb_threshold() < self.nested.warp_threshold {
+            errors.push(format!(
+                "--tb-threshold {} is below --warp-threshold {}: the thread-block scheduler takes the larger items",
+                self.tb_threshold(),
+                self.nested.warp_threshold
+            ));
+        }
+        if self.retry_backoff.enabled {
+            errors.push("--retry-backoff: retry backoff is not implemented yet".to_string());
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The command-line flags that build this configuration, in a fixed order: the canonical
+    /// text of the option set.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "--block-size".to_string(),
+            self.block_size.to_string(),
+            "--nested".to_string(),
+            self.nested.default.to_string(),
+        ];
+        for (at, spec) in &self.nested.overrides {
+            args.push("--nested-at".to_string());
+            args.push(format!("{at}={spec}"));
+        }
+        if let Some(t) = self.nested.tb_threshold {
+            args.push("--tb-threshold".to_string());
+            args.push(t.to_string());
+        }
+        if self.nested.warp_threshold != NestedConfig::default().warp_threshold {
+            args.push("--warp-threshold".to_string());
+            args.push(self.nested.warp_threshold.to_string());
+        }
+        args
+    }
+
+    /// [`OptConfig::to_args`] joined by spaces.
+    pub fn canonical(&self) -> String {
+        self.to_args().join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_are_canonical() {
+        let s = ScheduleSpec::parse("fg+tb+wp").unwrap();
+        assert_eq!(s.to_string(), "tb+wp+fg");
+        assert_eq!(ScheduleSpec::parse("vw8+tb").unwrap().to_string(), "tb+vw8");
+        assert!(ScheduleSpec::parse("fg+serial").is_err());
+        assert!(ScheduleSpec::parse("tb+tb").is_err());
+        assert!(ScheduleSpec::parse("vw3").is_err());
+        assert!(ScheduleSpec::parse("warpy").is_err());
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let mut c = OptConfig::default();
+        c.nested.default = ScheduleSpec::parse("tb+wp+fg").unwrap();
+        c.nested
+            .overrides
+            .insert("tc.loop1".into(), ScheduleSpec::parse("eb").unwrap());
+        let text = serde_json::to_string(&c).unwrap();
+        let back: OptConfig = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, c);
+        assert!(serde_json::from_str::<OptConfig>(r#"{"nested":{"default":"xx"}}"#).is_err());
+        assert!(serde_json::from_str::<OptConfig>(r#"{"blocksize":3}"#).is_err());
+    }
+
+    #[test]
+    fn canonical_text_is_the_command_line() {
+        let mut c = OptConfig::default();
+        assert_eq!(c.canonical(), "--block-size 256 --nested serial");
+        c.nested
+            .overrides
+            .insert("bfs.loop1".into(), ScheduleSpec::parse("wp+tb").unwrap());
+        c.nested.warp_threshold = 16;
+        assert_eq!(
+            c.canonical(),
+            "--block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16"
+        );
+    }
+
+    #[test]
+    fn validation_names_the_flag() {
+        let c = OptConfig {
+            block_size: 100,
+            ..OptConfig::default()
+        };
+        let e = c.validate().unwrap_err();
+        assert!(e[0].contains("--block-size 100"), "{e:?}");
+    }
+}

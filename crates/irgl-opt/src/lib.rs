@@ -1,0 +1,17 @@
+//! irglc's optimization passes, and [`OptConfig`], the one value that selects them.
+//!
+//! Each pass is a free function over an IR [`irgl_ir::Module`] in its own module, whose
+//! header says what it does, when it pays, what it assumes, and shows a before/after
+//! example. The driver (`irgl-driver`) runs them in order and verifies the IR after each.
+//! A pass reports options that do not apply to the program as diagnostics (`E05xx`); where
+//! a default cannot apply to some part of the program, it leaves that part as it was and
+//! records why in the IR, for `irglc emit ir` to show.
+
+pub mod config;
+pub mod schedule_nested_loops;
+
+pub use config::{
+    AggregateConfig, AggregateLevel, BackoffConfig, NestedConfig, OptConfig, OutlineConfig,
+    ScheduleSpec,
+};
+pub use schedule_nested_loops::schedule_nested_loops;

@@ -1,0 +1,641 @@
+//! `schedule_nested_loops`: hands the iterations of nested `ForAll`s to the block's
+//! schedulers (paper section 4.3) instead of the thread that reaches the loop.
+//!
+//! **Why.** A nested `ForAll` over a node's edges runs serially in one thread by default; on
+//! graphs with skewed degrees a few threads walk hub lists while their warps idle (the
+//! paper's "graph traversal throughput"). The schedulers spread those iterations: the whole
+//! block takes items of at least `tb_threshold` iterations, a warp (or a virtual warp of 2-16
+//! lanes) the medium ones, and the rest go to fine-grained (consecutive iterations to
+//! consecutive threads, after a block-wide prefix sum), edge-balanced (an equal contiguous
+//! share per thread) or serial execution. It pays on power-law graphs and costs on regular
+//! ones (road networks), where the inspection, the barriers and the shared-memory traffic
+//! buy nothing; the tuner decides.
+//!
+//! **What it assumes.** The loop is nested directly in an outermost `ForAll` that stands at
+//! its kernel's top level, reached from that loop's body through `if`s and scopes only (no
+//! sequential loop around it, no other nested `ForAll`), its variable is 32-bit, and no
+//! nested `ForAll` follows the `if`s around it. A loop that fails one of these keeps its
+//! serial schedule, with the reason in `irglc emit ir`; an explicit `--nested-at` for it is
+//! an error that says why.
+//!
+//! **What it does.** The outer `ForAll` becomes uniform (every thread of the grid makes the
+//! same number of trips, with an `active` flag), and its body is cut at each scheduled loop
+//! into phases: the part up to the loop runs for the active threads and ends in an `Inspect`
+//! that records the loop's trip count and first value; the scheduled loop itself runs for
+//! the whole block; the rest of the item runs for the threads that reached the loop. Values
+//! that live across the cut are declared at the top of the outer body, and the loop's body
+//! reads the owner's values (its closure) from shared memory. Before and after, in IrGL:
+//!
+//! ```text
+//! ForAll (wi In WL) {                      forall loop0 wi in WL [grid uniform] {
+//!   let n = WL.pop(wi);                      let n = 0; let irgl_reach1 = false; ...
+//!   ForAll (e In g.edges(n)) {     ==>       phase active { n = pop(wi); inspect loop1 edges(n) }
+//!     ...                                    forall loop1 e in inspected [block tb+wp+fg closure [n]] {
+//!   }                                          ...
+//! }                                          }
+//!                                          }
+//! ```
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use irgl_diagnostics::Diagnostic;
+use irgl_ir::visit;
+use irgl_ir::*;
+
+use crate::config::{OptConfig, ScheduleSpec};
+
+/// Schedules the nested `ForAll`s of every kernel as `config` asks. Errors are the overrides
+/// that name no loop or cannot apply.
+pub fn schedule_nested_loops(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
+    let overrides = resolve_overrides(m, config)?;
+    let mut errors = Vec::new();
+    let kernel_ids: Vec<KernelId> = m.kernels.keys().collect();
+    for k in kernel_ids {
+        let kernel = &mut m.kernels[k];
+        let plans = plan_kernel(kernel, k, config, &overrides, &mut errors);
+        let mut shared = 0u32;
+        for (outer, loops) in plans {
+            shared += transform_outer(&mut kernel.body, outer, &loops, config);
+        }
+        kernel.shared_bytes = shared;
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The `--nested-at` overrides, by loop: the schedule and the key as written.
+type Overrides = HashMap<(KernelId, LoopId), (ScheduleSpec, String)>;
+
+/// One loop to schedule, with what the options asked.
+struct Scheduled {
+    stmt: StmtId,
+    spec: ScheduleSpec,
+}
+
+/// `KERNEL.LOOP` keys resolved to loops.
+fn resolve_overrides(m: &Module, config: &OptConfig) -> Result<Overrides, Vec<Diagnostic>> {
+    let mut out = HashMap::new();
+    let mut errors = Vec::new();
+    for (key, spec) in &config.nested.overrides {
+        let Some((kname, lname)) = key.split_once('.') else {
+            errors.push(Diagnostic::error(
+                "E0502",
+                format!("--nested-at {key}: expected KERNEL.LOOP, such as bfs.loop1 or bfs.e"),
+            ));
+            continue;
+        };
+        let Some(k) = m.kernel_named(kname) else {
+            let names: Vec<&str> = m.kernels.values().map(|k| k.name.as_str()).collect();
+            errors.push(
+                Diagnostic::error(
+                    "E0501",
+                    format!("--nested-at {key}: the program has no kernel `{kname}`"),
+                )
+                .with_note(format!("its kernels: {}", names.join(", "))),
+            );
+            continue;
+        };
+        let kernel = &m.kernels[k];
+        let loops = foralls(&kernel.body);
+        let found: Vec<&(StmtId, LoopId, usize)> = loops
+            .iter()
+            .filter(|(s, id, _)| {
+                id.to_string() == lname || {
+                    let StmtKind::ForAll(f) = &kernel.body.stmts[*s].kind else {
+                        unreachable!()
+                    };
+                    kernel.body.locals[f.var].name == lname
+                }
+            })
+            .collect();
+        let listing = || {
+            let items: Vec<String> = loops
+                .iter()
+                .map(|(s, id, depth)| {
+                    let StmtKind::ForAll(f) = &kernel.body.stmts[*s].kind else {
+                        unreachable!()
+                    };
+                    let what = if *depth == 0 { "outermost" } else { "nested" };
+                    format!("{id} ({what}, over `{}`)", kernel.body.locals[f.var].name)
+                })
+                .collect();
+            format!("the ForAlls of {kname}: {}", items.join(", "))
+        };
+        match found[..] {
+            [] => errors.push(
+                Diagnostic::error(
+                    "E0502",
+                    format!("--nested-at {key}: kernel `{kname}` has no ForAll `{lname}`"),
+                )
+                .with_label(kernel.span, format!("kernel `{kname}`"))
+                .with_note(listing()),
+            ),
+            [(s, id, depth)] => {
+                let StmtKind::ForAll(f) = &kernel.body.stmts[*s].kind else {
+                    unreachable!()
+                };
+                let span = kernel.body.locals[f.var].span;
+                if *depth == 0 {
+                    errors.push(
+                        Diagnostic::error(
+                            "E0503",
+                            format!(
+                                "--nested-at {key}: {id} is the outermost ForAll of `{kname}`; its iterations are spread over the grid, only nested ForAlls are scheduled"
+                            ),
+                        )
+                        .with_label(span, "an outermost ForAll")
+                        .with_note(listing()),
+                    );
+                } else {
+                    out.insert((k, *id), (spec.clone(), key.clone()));
+                }
+            }
+            _ => errors.push(
+                Diagnostic::error(
+                    "E0502",
+                    format!("--nested-at {key}: `{lname}` names several ForAlls of `{kname}`"),
+                )
+                .with_label(kernel.span, format!("kernel `{kname}`"))
+                .with_note(listing())
+                .with_help("address the loop by its number, as listed"),
+            ),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every `ForAll` of a body with its nesting depth, in pre-order.
+fn foralls(body: &Body) -> Vec<(StmtId, LoopId, usize)> {
+    fn walk(body: &Body, block: &Block, depth: usize, out: &mut Vec<(StmtId, LoopId, usize)>) {
+        for &s in block {
+            let kind = &body.stmts[s].kind;
+            let inner = if let StmtKind::ForAll(f) = kind {
+                out.push((s, f.id, depth));
+                depth + 1
+            } else {
+                depth
+            };
+            for b in visit::child_blocks(kind) {
+                walk(body, b, inner, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &body.block, 0, &mut out);
+    out
+}
+
+/// Decides, for each outermost `ForAll` of a kernel, which of its nested loops to schedule;
+/// marks the others with the reason when a schedule was asked for.
+fn plan_kernel(
+    kernel: &mut Kernel,
+    k: KernelId,
+    config: &OptConfig,
+    overrides: &Overrides,
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<(StmtId, Vec<Scheduled>)> {
+    let body = &kernel.body;
+    let mut plans = Vec::new();
+    let mut serial: Vec<(StmtId, String)> = Vec::new();
+    // Outermost ForAlls, and whether each stands at the kernel's top level (scopes only).
+    let mut outers: Vec<(StmtId, bool)> = Vec::new();
+    fn find_outer(body: &Body, block: &Block, top: bool, out: &mut Vec<(StmtId, bool)>) {
+        for &s in block {
+            match &body.stmts[s].kind {
+                StmtKind::ForAll(_) => out.push((s, top)),
+                StmtKind::Block(b) => find_outer(body, b, top, out),
+                k => {
+                    for b in visit::child_blocks(k) {
+                        find_outer(body, b, false, out);
+                    }
+                }
+            }
+        }
+    }
+    find_outer(body, &body.block, true, &mut outers);
+    for (outer, at_top) in outers {
+        let StmtKind::ForAll(of) = &body.stmts[outer].kind else {
+            unreachable!()
+        };
+        let outer_id = of.id;
+        let mut nested = Vec::new();
+        collect_nested(body, &of.body, &mut Vec::new(), &mut nested);
+        let mut chosen = Vec::new();
+        for n in &nested {
+            let StmtKind::ForAll(f) = &body.stmts[n.stmt].kind else {
+                unreachable!()
+            };
+            let (spec, explicit) = match overrides.get(&(k, f.id)) {
+                Some((spec, key)) => (spec.clone(), Some(key.clone())),
+                None => (config.nested.default.clone(), None),
+            };
+            if spec.is_serial() {
+                continue;
+            }
+            let why = if n.depth > 1 {
+                Some(
+                    "nested in another nested ForAll: only the first nesting level is scheduled"
+                        .to_string(),
+                )
+            } else if !at_top {
+                Some(format!(
+                    "its outer ForAll ({outer_id}) is inside a condition or loop of the kernel, so the block's threads may not all reach the schedulers"
+                ))
+            } else if n.in_loop {
+                Some(format!(
+                    "it is inside a sequential loop of the body of {outer_id}, whose trip count differs between threads"
+                ))
+            } else if body.locals[f.var].ty.bits() != 32 {
+                Some(format!(
+                    "its variable is {}: only 32-bit iteration spaces are scheduled",
+                    body.locals[f.var].ty
+                ))
+            } else if n.followed_by_forall {
+                Some(
+                    "another nested ForAll follows the `if` around it, and the rest of the item would have to be copied with that loop in it"
+                        .to_string(),
+                )
+            } else {
+                None
+            };
+            match (why, explicit) {
+                (None, _) => chosen.push(Scheduled { stmt: n.stmt, spec }),
+                (Some(why), Some(key)) => errors.push(
+                    Diagnostic::error(
+                        "E0504",
+                        format!(
+                            "--nested-at {key}={spec}: {} of `{}` cannot be scheduled",
+                            f.id, kernel.name
+                        ),
+                    )
+                    .with_label(body.locals[f.var].span, why),
+                ),
+                (Some(why), None) => serial.push((n.stmt, why)),
+            }
+        }
+        if !chosen.is_empty() {
+            plans.push((outer, chosen));
+        }
+    }
+    for (s, why) in serial {
+        if let StmtKind::ForAll(f) = &mut kernel.body.stmts[s].kind {
+            f.schedule = Schedule::Serial { why: Some(why) };
+        }
+    }
+    plans
+}
+
+/// A nested `ForAll` of an outer loop's body, and where it stands.
+struct Nested {
+    stmt: StmtId,
+    /// 1: in the outer loop's body; 2: in a nested loop's body; ...
+    depth: usize,
+    /// Inside a sequential `Loop` (or a lock protocol) of the outer body.
+    in_loop: bool,
+    /// Some statement after an enclosing `if`/scope (not its own block) holds a `ForAll`.
+    followed_by_forall: bool,
+}
+
+/// The nested `ForAll`s of `block` (an outer loop's body), in pre-order. `path` holds, for
+/// each enclosing statement, whether it is a loop and whether a `ForAll` follows it.
+fn collect_nested(body: &Body, block: &Block, path: &mut Vec<Frame>, out: &mut Vec<Nested>) {
+    for (i, &s) in block.iter().enumerate() {
+        let kind = &body.stmts[s].kind;
+        let tail_has_forall = block[i + 1..]
+            .iter()
+            .any(|&t| visit::block_any(body, &vec![t], &|k| matches!(k, StmtKind::ForAll(_))));
+        if let StmtKind::ForAll(_) = kind {
+            let depth = 1 + path.iter().filter(|f| f.forall.is_some()).count();
+            out.push(Nested {
+                stmt: s,
+                depth,
+                in_loop: path.iter().any(|f| f.is_loop && f.forall.is_none()),
+                // Our own block's tail moves with us; only enclosing tails are copied.
+                followed_by_forall: path.iter().any(|f| f.tail_has_forall),
+            });
+        }
+        let frame = Frame {
+            is_loop: matches!(kind, StmtKind::Loop(_)),
+            forall: matches!(kind, StmtKind::ForAll(_)).then_some(s),
+            tail_has_forall,
+        };
+        for b in visit::child_blocks(kind) {
+            path.push(frame.clone());
+            collect_nested(body, b, path, out);
+            path.pop();
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Frame {
+    is_loop: bool,
+    forall: Option<StmtId>,
+    tail_has_forall: bool,
+}
+
+/// A piece of the uniform outer body.
+enum Part {
+    Phase(PhaseGuard, Block),
+    Loop(StmtId),
+}
+
+/// Makes `outer` uniform and splits its body at each of `loops`; returns the shared memory
+/// the schedulers use, in bytes.
+fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: &OptConfig) -> u32 {
+    let block_size = config.block_size;
+    let StmtKind::ForAll(of) = &body.stmts[outer].kind else {
+        unreachable!()
+    };
+    let mut parts = vec![Part::Phase(PhaseGuard::Active, of.body.clone())];
+    let mut decls: Vec<StmtId> = Vec::new();
+    let mut shared = 0u32;
+    for l in loops {
+        let StmtKind::ForAll(f) = &body.stmts[l.stmt].kind else {
+            unreachable!()
+        };
+        let (loop_id, var, span) = (f.id, f.var, body.stmts[l.stmt].span);
+        let var_ty = body.locals[var].ty;
+        let n = loop_id.index();
+        let state = InspectState {
+            reached: body.add_local(format!("irgl_reach{n}"), Ty::Bool, LocalKind::Temp, span),
+            count: body.add_local(format!("irgl_trips{n}"), Ty::U32, LocalKind::Temp, span),
+            begin: body.add_local(format!("irgl_start{n}"), var_ty, LocalKind::Temp, span),
+        };
+        for l in [state.reached, state.count, state.begin] {
+            decls.push(body.add_stmt(
+                StmtKind::Let {
+                    local: l,
+                    init: None,
+                },
+                span,
+            ));
+        }
+        let space = std::mem::replace(
+            match &mut body.stmts[l.stmt].kind {
+                StmtKind::ForAll(f) => &mut f.space,
+                _ => unreachable!(),
+            },
+            Space::Inspected,
+        );
+        let inspect = body.add_stmt(
+            StmtKind::Inspect(Inspect {
+                loop_id,
+                space,
+                state,
+            }),
+            span,
+        );
+        // Split the phase that holds the loop.
+        let (index, guard, before, after) = parts
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| match p {
+                Part::Phase(g, b) => {
+                    split(body, b, l.stmt, inspect).map(|(before, after)| (i, *g, before, after))
+                }
+                Part::Loop(_) => None,
+            })
+            .expect("a planned loop is in some phase");
+        parts.splice(
+            index..=index,
+            [
+                Part::Phase(guard, before),
+                Part::Loop(l.stmt),
+                Part::Phase(PhaseGuard::Reached(loop_id), after),
+            ],
+        );
+        // The closure: what the loop's body reads from outside it (parameters are uniform).
+        let StmtKind::ForAll(f) = &body.stmts[l.stmt].kind else {
+            unreachable!()
+        };
+        let inside = declared_in(body, &f.body);
+        let closure: Vec<LocalId> = visit::locals_used(body, &f.body)
+            .into_iter()
+            .filter(|x| {
+                *x != var && !inside.contains(x) && body.locals[*x].kind != LocalKind::Param
+            })
+            .collect();
+        // Each policy's smallest trip count, never above the previous policy's.
+        let mut thresholds: Vec<u32> = Vec::new();
+        for p in l.spec.policies() {
+            let natural = match p {
+                Policy::Threadblock => config.tb_threshold(),
+                Policy::Warp => config.nested.warp_threshold,
+                Policy::VirtualWarp(w) => u32::from(*w),
+                _ => 0,
+            };
+            let cap = thresholds.last().copied().unwrap_or(u32::MAX);
+            thresholds.push(natural.min(cap));
+        }
+        let uses_var = visit::locals_used(body, &f.body).contains(&var);
+        shared += shared_bytes(
+            body,
+            &closure,
+            var_ty,
+            uses_var,
+            l.spec.policies(),
+            block_size,
+        );
+        if let StmtKind::ForAll(f) = &mut body.stmts[l.stmt].kind {
+            f.schedule = Schedule::Block(BlockSchedule {
+                policies: l.spec.policies().to_vec(),
+                thresholds,
+                closure,
+                state,
+            });
+        }
+    }
+    // Drop empty phases (the rest of an item that ends with the loop).
+    parts.retain(|p| !matches!(p, Part::Phase(_, b) if b.is_empty()));
+    // Values that live across the cuts are declared before the first phase.
+    let mut home: HashMap<LocalId, usize> = HashMap::new();
+    for (i, p) in parts.iter().enumerate() {
+        if let Part::Phase(_, b) = p {
+            for l in declared_in(body, b) {
+                home.insert(l, i);
+            }
+        }
+    }
+    let mut hoist: BTreeSet<LocalId> = BTreeSet::new();
+    for (i, p) in parts.iter().enumerate() {
+        let used = match p {
+            Part::Phase(_, b) => visit::locals_used(body, b),
+            Part::Loop(s) => visit::locals_used(body, &vec![*s]),
+        };
+        for l in used {
+            if home.get(&l).is_some_and(|h| *h != i) {
+                hoist.insert(l);
+            }
+        }
+    }
+    let mut new_body: Block = Vec::new();
+    for &l in &hoist {
+        undeclare(body, &parts, l);
+        let span = body.locals[l].span;
+        new_body.push(body.add_stmt(
+            StmtKind::Let {
+                local: l,
+                init: None,
+            },
+            span,
+        ));
+    }
+    new_body.extend(decls);
+    for p in parts {
+        match p {
+            Part::Phase(guard, block) => new_body
+                .push(body.add_stmt(StmtKind::Phase(Phase { guard, body: block }), Span::NONE)),
+            Part::Loop(s) => new_body.push(s),
+        }
+    }
+    if let StmtKind::ForAll(f) = &mut body.stmts[outer].kind {
+        f.schedule = Schedule::Grid { uniform: true };
+        f.body = new_body;
+    }
+    shared
+}
+
+/// Splits `block` at `target` (found under `if`s and scopes): `before` is `block` with
+/// `target` replaced by `replacement` and the target's own tail removed; `after` is that
+/// tail, then, outwards, a copy of the tail of each enclosing block. `None` when `target` is
+/// not in `block`.
+fn split(
+    body: &mut Body,
+    block: &Block,
+    target: StmtId,
+    replacement: StmtId,
+) -> Option<(Block, Block)> {
+    for (i, &s) in block.iter().enumerate() {
+        if s == target {
+            let mut before = block[..i].to_vec();
+            before.push(replacement);
+            return Some((before, block[i + 1..].to_vec()));
+        }
+        let children: Vec<Block> = visit::child_blocks(&body.stmts[s].kind)
+            .into_iter()
+            .cloned()
+            .collect();
+        for (ci, child) in children.iter().enumerate() {
+            if let Some((inner_before, inner_after)) = split(body, child, target, replacement) {
+                if let Some(slot) = visit::child_blocks_mut(&mut body.stmts[s].kind)
+                    .into_iter()
+                    .nth(ci)
+                {
+                    *slot = inner_before;
+                }
+                let mut after = inner_after;
+                let tail = block[i + 1..].to_vec();
+                let mut map = irgl_ir::edit::LocalMap::new();
+                after.extend(body.clone_block(&tail, &mut map));
+                return Some((block.clone(), after));
+            }
+        }
+    }
+    None
+}
+
+/// The locals declared (by `Let`s and `ForAll`s) anywhere in `block`.
+fn declared_in(body: &Body, block: &Block) -> HashSet<LocalId> {
+    let mut out = HashSet::new();
+    visit::walk_stmts(body, block, &mut |s| match &body.stmts[s].kind {
+        StmtKind::Let { local, .. } | StmtKind::LetArray { local, .. } => {
+            out.insert(*local);
+        }
+        StmtKind::ForAll(f) => {
+            out.insert(f.var);
+        }
+        _ => {}
+    });
+    out
+}
+
+/// Turns the `Let` of `l` in the parts into an assignment (the declaration moves up).
+fn undeclare(body: &mut Body, parts: &[Part], l: LocalId) {
+    let mut found = None;
+    for p in parts {
+        if let Part::Phase(_, b) = p {
+            visit::walk_stmts(body, b, &mut |s| {
+                if matches!(&body.stmts[s].kind, StmtKind::Let { local, .. } if *local == l) {
+                    found = Some(s);
+                }
+            });
+        }
+    }
+    let Some(s) = found else {
+        panic!("hoisted local {l} has no Let in the phases")
+    };
+    let StmtKind::Let { init, .. } = body.stmts[s].kind.clone() else {
+        unreachable!()
+    };
+    let value = match init {
+        Some(e) => e,
+        None => {
+            let ty = body.locals[l].ty;
+            let lit = match ty {
+                Ty::Bool => Literal::Bool(false),
+                t if t.is_float() => Literal::Float(0.0),
+                _ => Literal::Int(0),
+            };
+            body.add_expr(ExprKind::Literal(lit), ty, Span::NONE)
+        }
+    };
+    body.stmts[s].kind = StmtKind::Assign {
+        place: Place::Local(l),
+        op: None,
+        value,
+    };
+}
+
+/// Bytes of shared memory one scheduled loop uses (`irgl-cuda`'s `sched` declares them).
+fn shared_bytes(
+    body: &Body,
+    closure: &[LocalId],
+    var_ty: Ty,
+    uses_var: bool,
+    policies: &[Policy],
+    block: u32,
+) -> u32 {
+    let size = |t: Ty| {
+        if t.bits() == 64 {
+            8
+        } else if t == Ty::Bool {
+            1
+        } else {
+            4
+        }
+    };
+    if policies == [Policy::Serial] {
+        return 0;
+    }
+    let mut bytes = 0;
+    if policies.iter().any(|p| {
+        matches!(
+            p,
+            Policy::Threadblock | Policy::Warp | Policy::VirtualWarp(_)
+        )
+    }) {
+        bytes += 4 * block; // trip counts
+    }
+    if uses_var {
+        bytes += size(var_ty) * block; // first values
+    }
+    for &l in closure {
+        bytes += size(body.locals[l].ty) * block;
+    }
+    for p in policies {
+        bytes += match p {
+            Policy::Threadblock => 4, // the owner
+            Policy::Finegrained | Policy::EdgeBalanced => 8 * block + 8 * (block / 32), // offsets, scan
+            _ => 0,
+        };
+    }
+    bytes
+}

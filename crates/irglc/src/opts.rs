@@ -1,0 +1,75 @@
+//! The optimization flags shared by `compile`, `build`, `run` and `emit ir`, and how they
+//! become an [`OptConfig`].
+
+use std::path::PathBuf;
+
+use irgl_opt::{OptConfig, ScheduleSpec};
+
+/// Optimization options. Each flag overrides the same option of `--config`.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct OptArgs {
+    /// Read the options from a JSON file (an `OptConfig`, as `irglc tune` writes them);
+    /// flags given as well override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Threads per block of every kernel (a multiple of 32; default 256).
+    #[arg(long, value_name = "N")]
+    pub block_size: Option<u32>,
+    /// How nested ForAlls run, by default: `serial` (in the thread that reaches them), or a
+    /// combination of tb (thread block), wp (warp), vw2/vw4/vw8/vw16 (virtual warps), fg
+    /// (fine-grained), eb (edge-balanced) and serial, joined by `+`, e.g. `tb+wp+fg`.
+    #[arg(long, value_name = "SCHEDULE", value_parser = parse_spec)]
+    pub nested: Option<ScheduleSpec>,
+    /// The schedule of one nested ForAll: `KERNEL.LOOP=SCHEDULE`, where LOOP is `loopN` as
+    /// `irglc emit ir` numbers it, or the loop variable's name (repeatable).
+    #[arg(long, value_name = "KERNEL.LOOP=SCHEDULE", value_parser = parse_at)]
+    pub nested_at: Vec<(String, ScheduleSpec)>,
+    /// Smallest trip count that the thread-block scheduler takes (default: the block size).
+    #[arg(long, value_name = "N")]
+    pub tb_threshold: Option<u32>,
+    /// Smallest trip count that the warp scheduler takes (default 32).
+    #[arg(long, value_name = "N")]
+    pub warp_threshold: Option<u32>,
+}
+
+fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
+    ScheduleSpec::parse(s)
+}
+
+fn parse_at(s: &str) -> Result<(String, ScheduleSpec), String> {
+    let (at, spec) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected KERNEL.LOOP=SCHEDULE, such as bfs.loop1=tb+wp"))?;
+    Ok((at.to_string(), ScheduleSpec::parse(spec)?))
+}
+
+impl OptArgs {
+    /// The option set: `--config` (or the defaults), then the flags.
+    pub fn to_config(&self) -> Result<OptConfig, String> {
+        let mut c = match &self.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                serde_json::from_str(&text)
+                    .map_err(|e| format!("{}: not an option set: {e}", path.display()))?
+            }
+            None => OptConfig::default(),
+        };
+        if let Some(b) = self.block_size {
+            c.block_size = b;
+        }
+        if let Some(s) = &self.nested {
+            c.nested.default = s.clone();
+        }
+        for (at, spec) in &self.nested_at {
+            c.nested.overrides.insert(at.clone(), spec.clone());
+        }
+        if let Some(t) = self.tb_threshold {
+            c.nested.tb_threshold = Some(t);
+        }
+        if let Some(t) = self.warp_threshold {
+            c.nested.warp_threshold = t;
+        }
+        Ok(c)
+    }
+}
