@@ -82,16 +82,16 @@ struct Host {
 };
 {%- for g in globals %}
 
-static {{ g.ty }} get_{{ g.name }}() {
+[[maybe_unused]] static {{ g.ty }} get_{{ g.name }}() {
   {{ g.ty }} v;
   IRGL_CHECK(cudaMemcpyFromSymbol(&v, {{ g.name }}, sizeof v));
   return v;
 }
-static void set_{{ g.name }}({{ g.ty }} v) { IRGL_CHECK(cudaMemcpyToSymbol({{ g.name }}, &v, sizeof v)); }
+[[maybe_unused]] static void set_{{ g.name }}({{ g.ty }} v) { IRGL_CHECK(cudaMemcpyToSymbol({{ g.name }}, &v, sizeof v)); }
 {%- endfor %}
 
 template <class T>
-static T read_element(const irgl::DeviceArray<T>& a, uint64_t i) {
+[[maybe_unused]] static T read_element(const irgl::DeviceArray<T>& a, uint64_t i) {
   T v;
   a.download(&v, 1, i);
   return v;
