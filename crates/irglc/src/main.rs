@@ -96,7 +96,14 @@ pub(crate) enum Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // A bad flag is a problem with the input: status 1 (help and version: 0).
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     let outcome = std::panic::catch_unwind(|| run(cli));
     match outcome {
         Ok(code) => code,

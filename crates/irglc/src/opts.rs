@@ -8,7 +8,7 @@ use irgl_opt::{OptConfig, ScheduleSpec};
 /// Optimization options. Each flag overrides the same option of `--config`.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct OptArgs {
-    /// Read the options from a JSON file (an `OptConfig`, as `irglc tune` writes them);
+    /// Read the options from a JSON file (an `OptConfig`: docs/optimizations.md);
     /// flags given as well override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,

@@ -96,3 +96,57 @@ fn missing_file_is_a_user_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such/file.irgl"));
 }
+
+#[test]
+fn emit_ir_shows_the_schedules_and_options_are_checked() {
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--nested", "tb+wp+fg"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ir = String::from_utf8_lossy(&out.stdout);
+    assert!(ir.contains("[grid uniform]"), "{ir}");
+    assert!(ir.contains("[block tb>=256+wp>=32+fg"), "{ir}");
+
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--after", "lower"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[serial]"));
+
+    // An override that names no loop, and one that names an outermost loop.
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "--nested-at",
+        "bfs.x=wp",
+        "-o",
+        "/dev/null",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("E0502"));
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "--nested-at",
+        "bfs.loop0=wp",
+        "-o",
+        "/dev/null",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("E0503"));
+    // A schedule that is not one, and a block size the schedulers cannot use.
+    let out = irglc(&["compile", "programs/bfs.irgl", "--nested", "fg+serial"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("both take every remaining iteration"));
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "--block-size",
+        "100",
+        "-o",
+        "/dev/null",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("E0505"));
+}
