@@ -136,16 +136,28 @@ impl Emitter<'_> {
         self.w.open(format!(
             "{{  // tb: items of {t} iterations or more, one at a time, by the whole block"
         ));
-        self.w.line(format!("__shared__ uint32_t irgl_owner{n};"));
+        // Each round, each warp names its first waiting thread in its own slot (two sets of
+        // slots, by round parity, so that one barrier a round orders writes and reads); the
+        // owner is the first named thread.
+        self.w
+            .line(format!("__shared__ uint32_t irgl_leads{n}[2][BLOCK / 32];"));
         self.w.line(format!(
             "bool irgl_wait = irgl_policy{n} == {i}u && irgl_mine{n} != 0u;"
         ));
-        self.w.open("while (__syncthreads_or(irgl_wait)) {");
         self.w
-            .line(format!("if (irgl_wait) irgl_owner{n} = threadIdx.x;"));
+            .open("for (unsigned irgl_round = 0;; ++irgl_round) {");
+        self.w
+            .line("const unsigned irgl_votes = __ballot_sync(0xffffffffu, irgl_wait);");
+        self.w.line(format!(
+            "if ((threadIdx.x & 31u) == 0) irgl_leads{n}[irgl_round & 1][threadIdx.x / 32] = irgl_votes != 0u ? (threadIdx.x & ~31u) + __ffs(irgl_votes) - 1u : BLOCK;"
+        ));
         self.w.line("__syncthreads();");
+        self.w.line("uint32_t irgl_o = BLOCK;");
+        self.w.line(format!(
+            "for (unsigned irgl_w = 0; irgl_w < BLOCK / 32 && irgl_o == BLOCK; ++irgl_w) irgl_o = irgl_leads{n}[irgl_round & 1][irgl_w];"
+        ));
         self.w
-            .line(format!("const uint32_t irgl_o = irgl_owner{n};"));
+            .line("if (irgl_o == BLOCK) break;  // the same in every thread");
         self.w.line("if (irgl_o == threadIdx.x) irgl_wait = false;");
         self.w
             .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));

@@ -632,7 +632,7 @@ fn shared_bytes(
     }
     for p in policies {
         bytes += match p {
-            Policy::Threadblock => 4, // the owner
+            Policy::Threadblock => 2 * 4 * (block / 32), // each warp's first waiting thread, two rounds
             Policy::Finegrained | Policy::EdgeBalanced => 8 * block + 8 * (block / 32), // offsets, scan
             _ => 0,
         };
