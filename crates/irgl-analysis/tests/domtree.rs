@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use irgl_analysis::{Cfg, DomTree, NodeKind};
 use irgl_diagnostics::SourceMap;
-use irgl_driver::{OptConfig, ScheduleSpec, Source, Trace};
+use irgl_driver::{OptConfig, Source, Trace};
 use irgl_ir::{Module, StmtId, visit};
 use petgraph::graph::NodeIndex;
 
@@ -29,15 +29,8 @@ fn workspace() -> PathBuf {
 }
 
 fn config(flags: &str) -> OptConfig {
-    let mut c = OptConfig::default();
     let words: Vec<&str> = flags.split_whitespace().collect();
-    for pair in words.chunks(2) {
-        match pair {
-            ["--nested", spec] => c.nested.default = ScheduleSpec::parse(spec).unwrap(),
-            other => panic!("unsupported option {other:?} in an analysis test"),
-        }
-    }
-    c
+    OptConfig::from_args(&words).unwrap_or_else(|e| panic!("options `{flags}`: {e}"))
 }
 
 /// The module after the pipeline, and its source map.

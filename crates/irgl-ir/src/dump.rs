@@ -120,18 +120,6 @@ pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> S
     out
 }
 
-/// One expression of a body, as the dump prints it.
-pub fn dump_expr(m: &Module, body: &Body, e: ExprId) -> String {
-    let p = Printer {
-        m,
-        body,
-        out: String::new(),
-        level: 0,
-        opts: DumpOptions::default(),
-    };
-    p.expr(e)
-}
-
 struct Printer<'a> {
     m: &'a Module,
     body: &'a Body,

@@ -551,18 +551,6 @@ impl Module {
 }
 
 impl Body {
-    pub fn expr(&self, id: ExprId) -> &Expr {
-        &self.exprs[id]
-    }
-
-    pub fn stmt(&self, id: StmtId) -> &Stmt {
-        &self.stmts[id]
-    }
-
-    pub fn local(&self, id: LocalId) -> &Local {
-        &self.locals[id]
-    }
-
     /// Adds an expression.
     pub fn add_expr(&mut self, kind: ExprKind, ty: Ty, span: Span) -> ExprId {
         self.exprs.push(Expr { kind, ty, span })

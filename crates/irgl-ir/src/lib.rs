@@ -13,8 +13,8 @@
 //! ([`Body::clone_expr`]). Names are resolved to handles, types are the checker's [`Ty`]
 //! (never `Void` or `Error` on an expression), and spans point back into the source for
 //! diagnostics (`Span::NONE` on what the compiler made). Analyses keep their results in side
-//! tables keyed by these handles ([`entity::SecondaryMap`]); the IR itself carries only what
-//! the back end must print.
+//! tables keyed by these handles (`irgl-analysis`); the IR itself carries only what the back
+//! end must print.
 //!
 //! # Semantics
 //!

@@ -237,6 +237,39 @@ impl OptConfig {
         args
     }
 
+    /// The configuration that a list of flags (as [`OptConfig::to_args`] writes them, or as
+    /// `tests/option-sets.txt` lists them) builds from the defaults.
+    pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<OptConfig, String> {
+        let mut c = OptConfig::default();
+        let mut words = args.iter().map(AsRef::as_ref);
+        while let Some(flag) = words.next() {
+            let value = words
+                .next()
+                .ok_or_else(|| format!("{flag}: a value is missing"))?;
+            let number = || {
+                value
+                    .parse::<u32>()
+                    .map_err(|_| format!("{flag} {value}: not a number"))
+            };
+            match flag {
+                "--block-size" => c.block_size = number()?,
+                "--nested" => c.nested.default = ScheduleSpec::parse(value)?,
+                "--nested-at" => {
+                    let (at, spec) = value
+                        .split_once('=')
+                        .ok_or_else(|| format!("{flag} {value}: expected KERNEL.LOOP=SCHEDULE"))?;
+                    c.nested
+                        .overrides
+                        .insert(at.to_string(), ScheduleSpec::parse(spec)?);
+                }
+                "--tb-threshold" => c.nested.tb_threshold = Some(number()?),
+                "--warp-threshold" => c.nested.warp_threshold = number()?,
+                other => return Err(format!("{other}: not an option")),
+            }
+        }
+        Ok(c)
+    }
+
     /// [`OptConfig::to_args`] joined by spaces.
     pub fn canonical(&self) -> String {
         self.to_args().join(" ")
@@ -284,6 +317,9 @@ mod tests {
             c.canonical(),
             "--block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16"
         );
+        assert_eq!(OptConfig::from_args(&c.to_args()), Ok(c));
+        assert!(OptConfig::from_args(&["--nested"]).is_err());
+        assert!(OptConfig::from_args(&["--block", "3"]).is_err());
     }
 
     #[test]

@@ -306,11 +306,17 @@ struct Nested {
 /// The nested `ForAll`s of `block` (an outer loop's body), in pre-order. `path` holds, for
 /// each enclosing statement, whether it is a loop and whether a `ForAll` follows it.
 fn collect_nested(body: &Body, block: &Block, path: &mut Vec<Frame>, out: &mut Vec<Nested>) {
+    // Whether some statement after position i holds a ForAll, for every i (one pass).
+    let mut after = vec![false; block.len()];
+    for i in (0..block.len().saturating_sub(1)).rev() {
+        after[i] = after[i + 1]
+            || visit::block_any(body, &vec![block[i + 1]], &|k| {
+                matches!(k, StmtKind::ForAll(_))
+            });
+    }
     for (i, &s) in block.iter().enumerate() {
         let kind = &body.stmts[s].kind;
-        let tail_has_forall = block[i + 1..]
-            .iter()
-            .any(|&t| visit::block_any(body, &vec![t], &|k| matches!(k, StmtKind::ForAll(_))));
+        let tail_has_forall = after[i];
         if let StmtKind::ForAll(_) = kind {
             let depth = 1 + path.iter().filter(|f| f.forall.is_some()).count();
             out.push(Nested {

@@ -64,29 +64,10 @@ pub fn compile(rel: &str, config: &OptConfig) -> irgl_driver::Compiled {
     })
 }
 
-/// An option set from command-line flags, as the CLI would build it.
+/// An option set from command-line flags.
 pub fn config(flags: &str) -> OptConfig {
-    let mut c = OptConfig::default();
     let words: Vec<&str> = flags.split_whitespace().collect();
-    let mut i = 0;
-    while i < words.len() {
-        let value = words.get(i + 1).copied().unwrap_or_default();
-        match words[i] {
-            "--block-size" => c.block_size = value.parse().unwrap(),
-            "--nested" => c.nested.default = irgl_driver::ScheduleSpec::parse(value).unwrap(),
-            "--nested-at" => {
-                let (at, spec) = value.split_once('=').unwrap();
-                c.nested
-                    .overrides
-                    .insert(at.into(), irgl_driver::ScheduleSpec::parse(spec).unwrap());
-            }
-            "--tb-threshold" => c.nested.tb_threshold = Some(value.parse().unwrap()),
-            "--warp-threshold" => c.nested.warp_threshold = value.parse().unwrap(),
-            other => panic!("unknown flag {other}"),
-        }
-        i += 2;
-    }
-    c
+    OptConfig::from_args(&words).unwrap_or_else(|e| panic!("option set `{flags}`: {e}"))
 }
 
 /// The named option sets of `tests/option-sets.txt`: `(name, flags)`.
