@@ -36,9 +36,12 @@ fn fail() {
 
         let mut sources = SourceMap::new();
         let file = sources.add(name.clone(), src.clone());
+        // As the tools do: a program with syntax errors is not checked.
         let (program, mut diagnostics) = irgl_syntax::parse(file, &src);
-        let (_, checked) = irgl_check::check(&program);
-        diagnostics.extend(checked);
+        if !diagnostics.iter().any(|d| d.is_error()) {
+            let (_, checked) = irgl_check::check(&program);
+            diagnostics.extend(checked);
+        }
 
         let rendered: String = diagnostics
             .iter()

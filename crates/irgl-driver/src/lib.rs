@@ -13,6 +13,14 @@ use irgl_ir::Module;
 pub use irgl_cuda::GraphNeeds;
 pub use irgl_opt::{OptConfig, ScheduleSpec};
 
+/// The stack a thread needs to run every stage on any program the parser accepts. The parser
+/// rejects nesting deeper than [`irgl_syntax::MAX_NESTING`] levels (E0010) without
+/// recursion; past it the stages recurse on the tree, and in a debug build one level costs up to
+/// 12 KiB of stack (the checker's statement walk), under 3 MiB at the limit. This is that with a wide
+/// margin: `irglc` runs its commands on a thread of this size, and a test of the limit runs on
+/// one (`tests/nesting.rs`).
+pub const STACK_BYTES: usize = 16 << 20;
+
 /// A source file to compile.
 #[derive(Clone, Copy, Debug)]
 pub struct Source<'a> {

@@ -54,7 +54,7 @@ impl fmt::Debug for Ident {
 }
 
 /// A whole `.irgl` file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Program {
     pub items: Vec<Item>,
     /// The next unused [`NodeId`].

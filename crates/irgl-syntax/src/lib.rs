@@ -5,10 +5,12 @@
 //! back into text with [`print::print_program`].
 
 pub mod ast;
+pub mod depth;
 pub mod dump;
 pub mod lexer;
 pub mod parser;
 pub mod print;
 pub mod visit;
 
+pub use depth::{MAX_BRACKETS, MAX_NESTING};
 pub use parser::{parse, parse_expr};

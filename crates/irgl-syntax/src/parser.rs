@@ -21,10 +21,16 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/irgl.rs"));
 }
 
-/// Errors raised by grammar actions. Actions report through [`Ctx`] instead, so this stays
-/// empty; it exists because LALRPOP needs an error type.
+/// Errors that stop the parser. Every other problem is reported through [`Ctx`] and
+/// recovered from.
 #[derive(Clone, Debug, PartialEq)]
-pub enum UserError {}
+pub enum UserError {
+    /// A node nested deeper than [`crate::MAX_NESTING`] levels (E0010), at its span.
+    TooDeep(Span),
+}
+
+/// What a grammar action that builds a statement or an expression returns.
+pub(crate) type Built<'s, T> = Result<T, ParseError<usize, Tok<'s>, UserError>>;
 
 /// State shared by the grammar's actions.
 pub struct Ctx {
@@ -37,12 +43,51 @@ impl Ctx {
         Span::new(self.file, l, r)
     }
 
-    pub(crate) fn expr(&self, l: usize, r: usize, kind: ExprKind) -> Expr {
-        Expr {
-            id: NodeId::UNSET,
-            span: self.span(l, r),
-            kind,
+    /// An expression, with its level in `id` (see [`crate::depth`]).
+    pub(crate) fn expr<'s>(&self, l: usize, r: usize, kind: ExprKind) -> Built<'s, Expr> {
+        let span = self.span(l, r);
+        let level = crate::depth::expr_level(&kind);
+        if level > crate::MAX_NESTING {
+            return Err(ParseError::User {
+                error: UserError::TooDeep(span),
+            });
         }
+        Ok(Expr {
+            id: NodeId(level),
+            span,
+            kind,
+        })
+    }
+
+    /// A statement, with its level in `id`.
+    pub(crate) fn stmt<'s>(&self, l: usize, r: usize, kind: StmtKind) -> Built<'s, Stmt> {
+        let span = self.span(l, r);
+        let level = crate::depth::stmt_level(&kind);
+        if level > crate::MAX_NESTING {
+            return Err(ParseError::User {
+                error: UserError::TooDeep(span),
+            });
+        }
+        Ok(Stmt {
+            id: NodeId(level),
+            span,
+            kind,
+        })
+    }
+
+    /// A block, with the level of its deepest statement in `id`.
+    pub(crate) fn block(&self, l: usize, r: usize, stmts: Vec<Stmt>) -> Block {
+        Block {
+            id: NodeId(crate::depth::block_level(&stmts)),
+            span: self.span(l, r),
+            stmts,
+        }
+    }
+
+    /// `else if ...`: a block holding the one `if` statement.
+    pub(crate) fn else_if<'s>(&self, l: usize, r: usize, kind: StmtKind) -> Built<'s, Block> {
+        let stmt = self.stmt(l, r, kind)?;
+        Ok(self.block(l, r, vec![stmt]))
     }
 
     pub(crate) fn recover(&mut self, e: ErrorRecovery<usize, Tok<'_>, UserError>) {
@@ -77,7 +122,7 @@ impl Ctx {
                 );
                 let _ = kind;
                 let error = Expr {
-                    id: NodeId::UNSET,
+                    id: NodeId(1),
                     span,
                     kind: ExprKind::Error,
                 };
@@ -90,7 +135,14 @@ impl Ctx {
     }
 
     /// `WL.pop(i)` and `WL.push(x)`; anything else on `WL` is reported.
-    pub(crate) fn worklist_op(&mut self, span: Span, method: Ident, mut args: Vec<Expr>) -> Expr {
+    pub(crate) fn worklist_op<'s>(
+        &mut self,
+        l: usize,
+        r: usize,
+        method: Ident,
+        mut args: Vec<Expr>,
+    ) -> Built<'s, Expr> {
+        let span = self.span(l, r);
         let kind = match (method.name.as_str(), args.len()) {
             ("pop", 1) => ExprKind::Pop(Box::new(args.remove(0))),
             ("push", 1) => ExprKind::Push(Box::new(args.remove(0))),
@@ -113,11 +165,7 @@ impl Ctx {
                 ExprKind::Error
             }
         };
-        Expr {
-            id: NodeId::UNSET,
-            span,
-            kind,
-        }
+        self.expr(l, r, kind)
     }
 
     /// A type written as a name: `lock` or `mark` (contextual words, not keywords).
@@ -192,6 +240,16 @@ pub fn parse(file: FileId, src: &str) -> (Program, Vec<Diagnostic>) {
             }
         })
         .collect();
+    if let Some(too_deep) = crate::depth::unclosed_brackets(
+        file,
+        tokens
+            .iter()
+            .filter_map(|t| t.as_ref().ok())
+            .map(|(l, t, r)| (*l, t, *r)),
+    ) {
+        lex_errors.push(too_deep);
+        return (Program::default(), lex_errors);
+    }
     let result = generated::ProgramParser::new().parse(&mut ctx, tokens);
     ctx.diagnostics.retain(|d| {
         !(d.code == "E0001" && d.span().is_some_and(|s| after_skip.contains(&s.start)))
@@ -227,6 +285,16 @@ pub fn parse_expr(file: FileId, src: &str) -> Result<Expr, Vec<Diagnostic>> {
             }
         })
         .collect();
+    if let Some(too_deep) = crate::depth::unclosed_brackets(
+        file,
+        tokens
+            .iter()
+            .filter_map(|t| t.as_ref().ok())
+            .map(|(l, t, r)| (*l, t, *r)),
+    ) {
+        errors.push(too_deep);
+        return Err(errors);
+    }
     let result = generated::ExprParser::new().parse(&mut ctx, tokens);
     errors.append(&mut ctx.diagnostics);
     match result {
@@ -286,7 +354,9 @@ fn syntax_error(file: FileId, e: ParseError<usize, Tok<'_>, UserError>) -> Diagn
         }
         ParseError::InvalidToken { location } => Diagnostic::error("E0003", "invalid token")
             .with_label(Span::new(file, location, location), "here"),
-        ParseError::User { error } => match error {},
+        ParseError::User {
+            error: UserError::TooDeep(span),
+        } => crate::depth::too_deep(span),
     }
 }
 

@@ -104,13 +104,22 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
-    let outcome = std::panic::catch_unwind(|| run(cli));
-    match outcome {
-        Ok(code) => code,
-        Err(_) => {
+    // On a thread whose stack is known to fit the deepest program the parser accepts,
+    // whatever the main thread's limit (`ulimit -s`).
+    let worker = std::thread::Builder::new()
+        .name("irglc".to_string())
+        .stack_size(irgl_driver::STACK_BYTES)
+        .spawn(move || run(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => {
             eprintln!(
                 "error: internal compiler error (a bug in irglc); please report it with the input that caused it"
             );
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("error: cannot start a thread: {e}");
             ExitCode::from(2)
         }
     }

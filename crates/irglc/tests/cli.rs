@@ -150,3 +150,34 @@ fn emit_ir_shows_the_schedules_and_options_are_checked() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("E0505"));
 }
+
+/// The hostile input of the nesting report: 20,000 nested `if (true) {` blocks. E0010 and
+/// status 1 (it was a stack overflow, status 134).
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let dir = std::env::temp_dir().join(format!("irglc-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deep.irgl");
+    let n = 20_000;
+    let text = format!(
+        "graph g {{\n  node x: u32;\n}}\n\nKernel k(graph g) {{\n  ForAll (n In g.nodes) {{\n{}g.x[n] = 1;{}\n  }}\n}}\n\nmain {{\n  Invoke k(g);\n}}\n",
+        "if (true) {".repeat(n),
+        "}".repeat(n)
+    );
+    std::fs::write(&file, text).unwrap();
+    let path = file.to_string_lossy().into_owned();
+    for command in ["check", "compile"] {
+        let out =
+            irglc(&[command, &path, "-o", "/dev/null"][..if command == "check" { 2 } else { 4 }]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        // The braces pass the bracket limit first (the kernel's, the ForAll's, then the ifs').
+        assert!(
+            stderr.contains("E0010") && stderr.contains("brackets nested deeper than 258 levels"),
+            "{}",
+            &stderr[..stderr.len().min(500)]
+        );
+        assert!(stderr.contains("deep.irgl:7:"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,7 +21,7 @@ use crate::error::{GraphError, Result};
 
 /// Reads a METIS graph file.
 pub fn read<R: BufRead>(reader: R, path: &str) -> Result<EdgeList> {
-    let mut lines = Lines::new(reader, path);
+    let mut lines = Lines::with_limit(reader, path, super::MAX_METIS_LINE);
     let (n, m, sizes, ncon, edge_weights, header_line) = loop {
         let Some((no, line)) = lines.next_line()? else {
             return Err(GraphError::file(

@@ -10,11 +10,22 @@ pub mod metis;
 pub mod mtx;
 pub mod snap;
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use crate::error::{GraphError, Result};
 
-/// Reads a text file line by line, keeping the 1-based number of the current line.
+/// The longest line a text reader accepts, line end included: far more than any line of an edge
+/// list, a Matrix Market or DIMACS file or an output file needs (a few numbers), so that a
+/// file that is not text at all (gigabytes without a newline) is an error after 1 MiB instead of
+/// a buffer as large as the file.
+pub const MAX_LINE: u64 = 1 << 20;
+
+/// The longest line of a METIS file, whose lines list all the neighbours of one node: 256 MiB,
+/// a node of about 25 million neighbours.
+pub const MAX_METIS_LINE: u64 = 256 << 20;
+
+/// Reads a text file line by line, keeping the 1-based number of the current line. A line
+/// longer than the limit is an error; what is buffered never exceeds it.
 pub(crate) struct Lines<R> {
     reader: R,
     buf: Vec<u8>,
@@ -22,16 +33,24 @@ pub(crate) struct Lines<R> {
     pub line: u64,
     /// Length of the last line without its line end.
     end: usize,
+    /// The longest line accepted, in bytes with its line end.
+    limit: u64,
     pub path: String,
 }
 
 impl<R: BufRead> Lines<R> {
+    /// Lines of at most [`MAX_LINE`] bytes.
     pub fn new(reader: R, path: &str) -> Self {
+        Self::with_limit(reader, path, MAX_LINE)
+    }
+
+    pub fn with_limit(reader: R, path: &str, limit: u64) -> Self {
         Lines {
             reader,
             buf: Vec::with_capacity(256),
             line: 0,
             end: 0,
+            limit,
             path: path.to_string(),
         }
     }
@@ -39,17 +58,31 @@ impl<R: BufRead> Lines<R> {
     /// The next line's number and content without its line end, or `None` at end of file.
     pub fn next_line(&mut self) -> Result<Option<(u64, &[u8])>> {
         self.buf.clear();
-        let read = self.reader.read_until(b'\n', &mut self.buf).map_err(|e| {
-            GraphError::line(
-                &self.path,
-                self.line + 1,
-                format!("read error: {e} (is the file truncated or corrupt?)"),
-            )
-        })?;
+        // At most one byte past the limit, so that a longer line is seen without reading it.
+        let read = (&mut self.reader)
+            .take(self.limit + 1)
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| {
+                GraphError::line(
+                    &self.path,
+                    self.line + 1,
+                    format!("read error: {e} (is the file truncated or corrupt?)"),
+                )
+            })?;
         if read == 0 {
             return Ok(None);
         }
         self.line += 1;
+        if self.buf.len() as u64 > self.limit {
+            return Err(GraphError::line(
+                &self.path,
+                self.line,
+                format!(
+                    "line {} longer than {} bytes (is this a text graph file?)",
+                    self.line, self.limit
+                ),
+            ));
+        }
         let mut end = self.buf.len();
         while end > 0 && matches!(self.buf[end - 1], b'\n' | b'\r') {
             end -= 1;
@@ -212,5 +245,25 @@ mod tests {
         assert_eq!(l.next_line().unwrap(), Some((3, &b"b"[..])));
         assert_eq!(l.line, 3);
         assert_eq!(l.next_line().unwrap(), None);
+    }
+
+    #[test]
+    fn a_line_may_be_as_long_as_the_limit_and_no_longer() {
+        // 8 bytes with the line end: accepted at a limit of 8, refused at 7.
+        let text = b"1234567\nab";
+        let mut l = Lines::with_limit(&text[..], "x", 8);
+        assert_eq!(l.next_line().unwrap(), Some((1, &b"1234567"[..])));
+        assert_eq!(l.next_line().unwrap(), Some((2, &b"ab"[..])));
+        let mut l = Lines::with_limit(&text[..], "x", 7);
+        let e = l.next_line().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "x:1: line 1 longer than 7 bytes (is this a text graph file?)"
+        );
+        // The last line, without a line end, exactly at the limit.
+        let mut l = Lines::with_limit(&b"123"[..], "x", 3);
+        assert_eq!(l.next_line().unwrap(), Some((1, &b"123"[..])));
+        let mut l = Lines::with_limit(&b"1234"[..], "x", 3);
+        assert!(l.next_line().is_err());
     }
 }
