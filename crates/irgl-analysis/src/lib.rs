@@ -5,12 +5,16 @@
 //!   scheduler loops of a block-scheduled `ForAll` appear once per policy, each with its own
 //!   copy of the loop's body, and the uniform outer `ForAll`'s phases are guarded branches.
 //! - [`dom::DomTree`]: dominators and post-dominators of a [`cfg::Cfg`].
-//!
-//! The next analyses (control dependence, uniform branches, focal points, the outline tree)
-//! build on these.
+//! - [`cdg::ControlDeps`]: the control-dependence graph, from the CFG and its post-dominators.
+//! - [`uniform::Uniformity`]: uniform branches (by construction and by analysis of their
+//!   conditions), uniform locals, and the focal points where a block-wide barrier may go.
 
+pub mod cdg;
 pub mod cfg;
 pub mod dom;
+pub mod uniform;
 
+pub use cdg::ControlDeps;
 pub use cfg::{Cfg, CfgNode, NodeKind};
 pub use dom::DomTree;
+pub use uniform::Uniformity;

@@ -1,12 +1,15 @@
-//! Dominator and post-dominator tests in the style of Cranelift's `test domtree`: each
-//! `tests/analysis/*.irgl` labels statements with `// @name` comments on their lines and
-//! states the expected facts in comment lines:
+//! Analysis tests in the style of Cranelift's `test domtree`: each `tests/analysis/*.irgl`
+//! labels statements with `// @name` comments on their lines and states the expected facts
+//! in comment lines:
 //!
 //! ```text
 //! // options: --nested tb+fg        the option set (default: the baseline)
 //! // idom: A B                      B is A's immediate dominator
 //! // ipdom: A B                     B is A's immediate post-dominator
 //! // dominates: A B                 A dominates B   (!dominates: it does not)
+//! // cdep: A B                      A is directly control-dependent on B   (!cdep: it is not)
+//! // uniform: A B ...               each is a uniform branch   (!uniform: a non-uniform one)
+//! // focal: A B ...                 each is a focal point      (!focal: it is not)
 //! ```
 //!
 //! Nodes: `entry`, `exit`, a label (the first statement that starts on the labelled line,
@@ -18,7 +21,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use irgl_analysis::{Cfg, DomTree, NodeKind};
+use irgl_analysis::{Cfg, ControlDeps, DomTree, NodeKind, Uniformity};
 use irgl_diagnostics::SourceMap;
 use irgl_driver::{OptConfig, Source, Trace};
 use irgl_ir::{Module, StmtId, visit};
@@ -59,6 +62,8 @@ struct Checker {
     /// label -> (kernel index, statement)
     labels: HashMap<String, (usize, StmtId)>,
     cfgs: Vec<(Cfg, DomTree, DomTree)>,
+    /// Control dependences and uniformity, by kernel.
+    uniformity: Vec<(ControlDeps, Uniformity)>,
     /// The phases of each uniform ForAll's body, in order, by kernel and loop statement.
     phases: HashMap<(usize, StmtId), Vec<StmtId>>,
 }
@@ -110,7 +115,7 @@ impl Checker {
 }
 
 #[test]
-fn annotated_dominator_facts_hold() {
+fn annotated_facts_hold() {
     let mut files: Vec<PathBuf> = std::fs::read_dir(workspace().join("tests/analysis"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -144,6 +149,7 @@ fn annotated_dominator_facts_hold() {
         let mut checker = Checker {
             labels: HashMap::new(),
             cfgs: Vec::new(),
+            uniformity: Vec::new(),
             phases: HashMap::new(),
         };
         for (ki, (_, k)) in module.kernels.iter().enumerate() {
@@ -176,7 +182,10 @@ fn annotated_dominator_facts_hold() {
             let cfg = Cfg::build(&k.body);
             let dom = DomTree::dominators(&cfg);
             let pdom = DomTree::post_dominators(&cfg);
+            let cdg = ControlDeps::build(&cfg, &pdom);
+            let uniformity = Uniformity::analyze(&k.body, &cfg, &cdg);
             checker.cfgs.push((cfg, dom, pdom));
+            checker.uniformity.push((cdg, uniformity));
         }
         for name in by_line.values() {
             assert!(
@@ -193,7 +202,34 @@ fn annotated_dominator_facts_hold() {
                 continue;
             };
             let args: Vec<&str> = args.split_whitespace().collect();
-            if !matches!(what, "idom" | "ipdom" | "dominates" | "!dominates") {
+            if matches!(what, "uniform" | "!uniform" | "focal" | "!focal") {
+                for a in &args {
+                    let (k, n) = checker.node(a);
+                    let (cdg, u) = &checker.uniformity[k];
+                    let cfg = &checker.cfgs[k].0;
+                    let why = || {
+                        let deps: Vec<String> = cdg
+                            .iterated_deps(n)
+                            .iter()
+                            .map(|&b| format!("{} ({:?})", cfg.describe(b), u.is_uniform(b)))
+                            .collect();
+                        format!("{rel}: {what} {a}; depends on {}", deps.join(", "))
+                    };
+                    match what {
+                        "uniform" | "!uniform" => {
+                            let expected = what == "uniform";
+                            assert_eq!(u.is_uniform(n), Some(expected), "{}", why());
+                        }
+                        _ => assert_eq!(u.is_focal(n), what == "focal", "{}", why()),
+                    }
+                    checked += 1;
+                }
+                continue;
+            }
+            if !matches!(
+                what,
+                "idom" | "ipdom" | "dominates" | "!dominates" | "cdep" | "!cdep"
+            ) {
                 continue;
             }
             let [a, b] = args[..] else {
@@ -202,6 +238,7 @@ fn annotated_dominator_facts_hold() {
             let (k, na) = checker.node(a);
             let nb = checker.other(k, b);
             let (cfg, dom, pdom) = &checker.cfgs[k];
+            let cdg = &checker.uniformity[k].0;
             match what {
                 "idom" => assert_eq!(
                     dom.idom(na).map(|n| cfg.describe(n)),
@@ -214,7 +251,14 @@ fn annotated_dominator_facts_hold() {
                     "{rel}: ipdom of {a}"
                 ),
                 "dominates" => assert!(dom.dominates(na, nb), "{rel}: {a} should dominate {b}"),
-                _ => assert!(!dom.dominates(na, nb), "{rel}: {a} should not dominate {b}"),
+                "!dominates" => {
+                    assert!(!dom.dominates(na, nb), "{rel}: {a} should not dominate {b}")
+                }
+                "cdep" => assert!(cdg.depends_on(na, nb), "{rel}: {a} should depend on {b}"),
+                _ => assert!(
+                    !cdg.depends_on(na, nb),
+                    "{rel}: {a} should not depend on {b}"
+                ),
             }
             checked += 1;
         }
