@@ -2,8 +2,10 @@
 //!
 //! A branch (a CFG node with more than one successor) is *uniform* when every thread of a
 //! block that reaches it decides it the same way. Uniform by construction: the loop of a
-//! uniform outer `ForAll` (every thread runs the same number of rounds) and the scheduler loops
-//! of a block-scheduled `ForAll`. Never uniform: the executor tests of the schedulers (whether
+//! uniform outer `ForAll` (every thread runs the same number of rounds) and the block-wide
+//! scheduler loops of a block-scheduled `ForAll` (thread block, fine-grained, edge-balanced;
+//! the warp and virtual-warp schedulers are uniform across a warp only, the serial one not at
+//! all). Never uniform: the executor tests of the schedulers (whether
 //! this thread has an iteration this round), the phase guards of a uniform loop (whether this
 //! thread has an item, or reached the nested loop), a grid-stride loop that is not uniform.
 //! Uniform by analysis: an `if`, a loop test or a serial `ForAll` whose condition or bounds
@@ -22,7 +24,9 @@
 //!
 //! A *focal point* is a node that every thread of the block reaches together: it is
 //! iteratively control-dependent only on uniform branches, other than possibly itself. A
-//! block-wide barrier (and so a block-level aggregate) may be placed only there.
+//! block-wide barrier (and so a block-level aggregate) may be placed only there. A focal point
+//! that is the test of a non-uniform loop (it depends on itself) is reached together only on
+//! entry: the place for a barrier is on the edges into the loop, as in the paper's Figure 6.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -263,7 +267,18 @@ fn classify(body: &Body, cfg: &Cfg, locals: &BTreeSet<LocalId>) -> HashMap<NodeI
         }
         let node = cfg.graph[n];
         let uniform = match (node.kind, node.stmt) {
-            (NodeKind::Scheduler(_), _) => true,
+            // Block-wide schedulers hand out the same rounds to every thread of the block;
+            // warp schedulers only to the lanes of a warp, the serial one to one thread.
+            (NodeKind::Scheduler(i), Some(s)) => match &body.stmts[s].kind {
+                StmtKind::ForAll(ForAll {
+                    schedule: Schedule::Block(b),
+                    ..
+                }) => matches!(
+                    b.policies[i as usize],
+                    Policy::Threadblock | Policy::Finegrained | Policy::EdgeBalanced
+                ),
+                _ => false,
+            },
             (NodeKind::Executor(_), _) => false,
             (NodeKind::Stmt, Some(s)) => match &body.stmts[s].kind {
                 StmtKind::If { cond, .. } => uniform_expr(body, *cond, locals),
