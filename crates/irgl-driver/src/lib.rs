@@ -127,6 +127,10 @@ pub fn optimize(
     irgl_opt::schedule_nested_loops(m, config)?;
     trace.step("schedule_nested_loops", t, m);
 
+    let t = Instant::now();
+    irgl_opt::aggregate_pushes(m, config);
+    trace.step("aggregate_pushes", t, m);
+
     Ok(())
 }
 

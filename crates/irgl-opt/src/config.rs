@@ -166,6 +166,28 @@ pub enum AggregateLevel {
     /// One atomic per push.
     #[default]
     None,
+    /// One atomic per warp: the lanes that push together share one reservation.
+    Warp,
+}
+
+impl AggregateLevel {
+    pub fn parse(s: &str) -> Result<AggregateLevel, String> {
+        match s {
+            "none" => Ok(AggregateLevel::None),
+            "warp" => Ok(AggregateLevel::Warp),
+            "thread" | "block" => Err(format!(
+                "`{s}`: {s}-level aggregation is not implemented yet (the levels are none and warp)"
+            )),
+            other => Err(format!("`{other}`: not an aggregation level (none, warp)")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AggregateLevel::None => "none",
+            AggregateLevel::Warp => "warp",
+        }
+    }
 }
 
 /// Retry backoff (blocked distribution of the retry worklist, serial below a threshold).
@@ -234,6 +256,10 @@ impl OptConfig {
             args.push("--warp-threshold".to_string());
             args.push(self.nested.warp_threshold.to_string());
         }
+        if self.aggregate.default != AggregateLevel::None {
+            args.push("--aggregate".to_string());
+            args.push(self.aggregate.default.name().to_string());
+        }
         args
     }
 
@@ -264,6 +290,10 @@ impl OptConfig {
                 }
                 "--tb-threshold" => c.nested.tb_threshold = Some(number()?),
                 "--warp-threshold" => c.nested.warp_threshold = number()?,
+                "--aggregate" => {
+                    c.aggregate.default =
+                        AggregateLevel::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
                 other => return Err(format!("{other}: not an option")),
             }
         }
@@ -313,9 +343,10 @@ mod tests {
             .overrides
             .insert("bfs.loop1".into(), ScheduleSpec::parse("wp+tb").unwrap());
         c.nested.warp_threshold = 16;
+        c.aggregate.default = AggregateLevel::Warp;
         assert_eq!(
             c.canonical(),
-            "--block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16"
+            "--block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16 --aggregate warp"
         );
         assert_eq!(OptConfig::from_args(&c.to_args()), Ok(c));
         assert!(OptConfig::from_args(&["--nested"]).is_err());

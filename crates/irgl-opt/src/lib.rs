@@ -7,9 +7,11 @@
 //! a default cannot apply to some part of the program, it leaves that part as it was and
 //! records why in the IR, for `irglc emit ir` to show.
 
+pub mod aggregate_pushes;
 pub mod config;
 pub mod schedule_nested_loops;
 
+pub use aggregate_pushes::aggregate_pushes;
 pub use config::{
     AggregateConfig, AggregateLevel, BackoffConfig, NestedConfig, OptConfig, OutlineConfig,
     ScheduleSpec,

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use irgl_opt::{OptConfig, ScheduleSpec};
+use irgl_opt::{AggregateLevel, OptConfig, ScheduleSpec};
 
 /// Optimization options. Each flag overrides the same option of `--config`.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -30,6 +30,10 @@ pub struct OptArgs {
     /// Smallest trip count that the warp scheduler takes (default 32).
     #[arg(long, value_name = "N")]
     pub warp_threshold: Option<u32>,
+    /// How worklist pushes reserve their slots: `none` (one atomic per push) or `warp` (one
+    /// atomic per warp for the lanes that push together).
+    #[arg(long, value_name = "LEVEL", value_parser = AggregateLevel::parse)]
+    pub aggregate: Option<AggregateLevel>,
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
@@ -69,6 +73,9 @@ impl OptArgs {
         }
         if let Some(t) = self.warp_threshold {
             c.nested.warp_threshold = t;
+        }
+        if let Some(level) = self.aggregate {
+            c.aggregate.default = level;
         }
         Ok(c)
     }

@@ -181,3 +181,17 @@ fn deep_nesting_is_an_error_not_a_crash() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn aggregate_marks_every_push_and_unimplemented_levels_are_refused() {
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "warp"]);
+    assert_eq!(out.status.code(), Some(0));
+    let ir = String::from_utf8_lossy(&out.stdout);
+    assert!(ir.contains("push") && ir.contains("[warp]"), "{ir}");
+    for level in ["block", "thread", "wrap"] {
+        let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", level]);
+        assert_eq!(out.status.code(), Some(1), "{level}");
+    }
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "block"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+}
