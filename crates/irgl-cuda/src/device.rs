@@ -89,9 +89,17 @@ impl Emitter<'_> {
                     WorklistRef::In => panic!("push to the input worklist"),
                 };
                 let item = self.x.cond(p.item);
+                let block_trip = self.block_trips.last() == Some(&true);
                 match p.aggregation {
                     Aggregation::None => self.w.line(format!("{wl}.push({item});")),
-                    Aggregation::Warp => self.w.line(format!(
+                    Aggregation::Block if block_trip => {
+                        let n = s.index();
+                        self.w.line(format!(
+                            "irgl_valid{n} = true;  // reserved with the block's at the end of the trip"
+                        ));
+                        self.w.line(format!("irgl_item{n} = {item};"));
+                    }
+                    Aggregation::Warp | Aggregation::Block => self.w.line(format!(
                         "{wl}.write({wl}.reserve_warp(1u), 0u, {item});  // one atomic per warp"
                     )),
                     a => panic!("{a:?} aggregation reached the back end"),
@@ -145,6 +153,7 @@ impl Emitter<'_> {
             }
         };
         self.continues.push(ContinueAs::Continue);
+        self.block_trips.push(false);
         match &f.space {
             Space::Worklist => {
                 self.w
@@ -204,6 +213,7 @@ impl Emitter<'_> {
             }
             Space::Inspected => panic!("{}: an inspected space on a strided loop", f.id),
         }
+        self.block_trips.pop();
         self.continues.pop();
     }
 
@@ -306,6 +316,9 @@ impl Emitter<'_> {
                 format!("the rest of the item after {l}"),
             ),
         };
+        let sites = irgl_ir::visit::trip_pushes(self.body(), &p.body);
+        self.trip_flags(&sites);
+        self.block_trips.push(true);
         if needs_exit(self.body(), &p.body) {
             self.w.open(format!("do {{  // {what}"));
             self.w.line(format!("if (!{guard}) break;"));
@@ -316,6 +329,44 @@ impl Emitter<'_> {
         } else {
             self.w.open(format!("if ({guard}) {{  // {what}"));
             self.block(&p.body);
+            self.w.close("}");
+        }
+        self.block_trips.pop();
+        self.trip_reservations(&sites);
+    }
+
+    /// The valid flags and items of a trip's block-aggregated pushes, before the trip.
+    pub(crate) fn trip_flags(&mut self, sites: &[StmtId]) {
+        for s in sites {
+            let n = s.index();
+            self.w.line(format!(
+                "bool irgl_valid{n} = false;  // pushed in this trip"
+            ));
+            self.w.line(format!("uint32_t irgl_item{n} = 0u;"));
+        }
+    }
+
+    /// The reservations of a trip's block-aggregated pushes, after the trip, where every
+    /// thread of the block passes (a focal point): one atomic per block and push site.
+    pub(crate) fn trip_reservations(&mut self, sites: &[StmtId]) {
+        for &s in sites {
+            let n = s.index();
+            let StmtKind::Push(p) = &self.body().stmts[s].kind else {
+                panic!("{s} is not a push");
+            };
+            let wl = match p.target {
+                WorklistRef::Out => "irgl_out",
+                WorklistRef::Retry => "irgl_retry",
+                WorklistRef::In => panic!("push to the input worklist"),
+            };
+            self.w
+                .open("{  // the block's pushes of this trip: one atomic");
+            self.w.line(format!(
+                "const irgl::wl_index_t irgl_at = {wl}.reserve_block<BLOCK>(irgl_valid{n} ? 1u : 0u);"
+            ));
+            self.w.line(format!(
+                "if (irgl_valid{n}) {wl}.write(irgl_at, 0u, irgl_item{n});"
+            ));
             self.w.close("}");
         }
     }

@@ -109,8 +109,10 @@ impl Emitter<'_> {
         self.w.close("}");
     }
 
-    /// One iteration: iteration `k` of the item of thread `o`.
-    fn exec(&mut self, f: &ForAll, b: &BlockSchedule, o: &str, k: &str) {
+    /// One iteration: iteration `k` of the item of thread `o`. `block_trip`: this scheduler's
+    /// trips are run by the whole block together, one iteration per thread, and a `Continue`
+    /// leaves the `do`/`while (0)` around the iteration instead of the loop.
+    fn exec(&mut self, f: &ForAll, b: &BlockSchedule, o: &str, k: &str, block_trip: bool) {
         let n = f.id.index();
         let body = self.body();
         let ty = c_type(body.locals[f.var].ty);
@@ -126,8 +128,14 @@ impl Emitter<'_> {
             self.w
                 .line(format!("const {lt} {name} = irgl_c{n}_{name}[{o}];"));
         }
-        self.continues.push(ContinueAs::Continue);
+        self.continues.push(if block_trip {
+            ContinueAs::Break
+        } else {
+            ContinueAs::Continue
+        });
+        self.block_trips.push(block_trip);
         self.block(&f.body);
+        self.block_trips.pop();
         self.continues.pop();
     }
 
@@ -161,10 +169,27 @@ impl Emitter<'_> {
         self.w.line("if (irgl_o == threadIdx.x) irgl_wait = false;");
         self.w
             .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));
-        self.w
-            .open("for (uint32_t irgl_k = threadIdx.x; irgl_k < irgl_n; irgl_k += BLOCK) {");
-        self.exec(f, b, "irgl_o", "irgl_k");
-        self.w.close("}");
+        let sites = irgl_ir::visit::trip_pushes(self.body(), &f.body);
+        if sites.is_empty() {
+            self.w
+                .open("for (uint32_t irgl_k = threadIdx.x; irgl_k < irgl_n; irgl_k += BLOCK) {");
+            self.exec(f, b, "irgl_o", "irgl_k", false);
+            self.w.close("}");
+        } else {
+            // Trips of one iteration per thread, run by the whole block (block pushes).
+            self.w.open(
+                "for (uint32_t irgl_base = 0; irgl_base < irgl_n; irgl_base += BLOCK) {  // the same trips in every thread",
+            );
+            self.w
+                .line("const uint32_t irgl_k = irgl_base + threadIdx.x;");
+            self.trip_flags(&sites);
+            self.w.open("do {  // this thread's iteration of the trip");
+            self.w.line("if (irgl_k >= irgl_n) break;");
+            self.exec(f, b, "irgl_o", "irgl_k", true);
+            self.w.close("} while (0);");
+            self.trip_reservations(&sites);
+            self.w.close("}");
+        }
         self.w.close("}");
         self.w.close("}");
     }
@@ -204,7 +229,7 @@ impl Emitter<'_> {
                 .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));
             self.w
                 .open("for (uint32_t irgl_k = irgl_lane; irgl_k < irgl_n; irgl_k += 32u) {");
-            self.exec(f, b, "irgl_o", "irgl_k");
+            self.exec(f, b, "irgl_o", "irgl_k", false);
             self.w.close("}");
         } else {
             let mask = (1u64 << width) - 1;
@@ -227,7 +252,7 @@ impl Emitter<'_> {
             self.w.open(format!(
                 "for (uint32_t irgl_k = irgl_lane - irgl_group; irgl_k < irgl_n; irgl_k += {width}u) {{"
             ));
-            self.exec(f, b, "irgl_o", "irgl_k");
+            self.exec(f, b, "irgl_o", "irgl_k", false);
             self.w.close("}");
             self.w.close("}");
         }
@@ -257,12 +282,20 @@ impl Emitter<'_> {
         ));
         self.w.line("__syncthreads();");
         if p == Policy::Finegrained {
+            let sites = irgl_ir::visit::trip_pushes(self.body(), &f.body);
             self.w.open(
                 "for (unsigned long long irgl_base = 0; irgl_base < irgl_total; irgl_base += BLOCK) {",
             );
             self.w
                 .line("const unsigned long long irgl_k = irgl_base + threadIdx.x;");
-            self.w.open("if (irgl_k < irgl_total) {");
+            let block_trip = !sites.is_empty();
+            if block_trip {
+                self.trip_flags(&sites);
+                self.w.open("do {  // this thread's iteration of the trip");
+                self.w.line("if (irgl_k >= irgl_total) break;");
+            } else {
+                self.w.open("if (irgl_k < irgl_total) {");
+            }
             self.w.line(format!(
                 "const uint32_t irgl_o = irgl::owner_of<BLOCK>(irgl_offset{n}, irgl_k);"
             ));
@@ -271,8 +304,14 @@ impl Emitter<'_> {
                 b,
                 "irgl_o",
                 &format!("(irgl_k - irgl_offset{n}[irgl_o])"),
+                block_trip,
             );
-            self.w.close("}");
+            if block_trip {
+                self.w.close("} while (0);");
+                self.trip_reservations(&sites);
+            } else {
+                self.w.close("}");
+            }
             self.w.close("}");
         } else {
             self.w
@@ -295,6 +334,7 @@ impl Emitter<'_> {
                 b,
                 "irgl_o",
                 &format!("(irgl_k - irgl_offset{n}[irgl_o])"),
+                false,
             );
             self.w.close("}");
             self.w.close("}");
@@ -321,7 +361,9 @@ impl Emitter<'_> {
             ));
         }
         self.continues.push(ContinueAs::Continue);
+        self.block_trips.push(false);
         self.block(&f.body);
+        self.block_trips.pop();
         self.continues.pop();
         self.w.close("}");
         self.w.close("}");

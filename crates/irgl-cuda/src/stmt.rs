@@ -28,6 +28,10 @@ pub(crate) struct Emitter<'a> {
     pub continues: Vec<ContinueAs>,
     /// The flag of the innermost uniform outer loop: whether this thread has an item.
     pub active: Vec<String>,
+    /// Whether the innermost loop or trip is one that the whole block runs together (a
+    /// thread-block or fine-grained scheduler's trip, a phase of a uniform loop), so that a
+    /// block-aggregated push records its item for the reservation at the trip's end.
+    pub block_trips: Vec<bool>,
 }
 
 impl<'a> Emitter<'a> {
@@ -42,6 +46,7 @@ impl<'a> Emitter<'a> {
             w: Writer::new(level),
             continues: Vec::new(),
             active: Vec::new(),
+            block_trips: Vec::new(),
         }
     }
 
@@ -250,7 +255,9 @@ impl<'a> Emitter<'a> {
                 };
                 self.w.open(head);
                 self.continues.push(ContinueAs::Continue);
+                self.block_trips.push(false);
                 self.block(&l.body);
+                self.block_trips.pop();
                 self.continues.pop();
                 self.w.close("}");
             }
@@ -264,8 +271,10 @@ impl<'a> Emitter<'a> {
                     cond.unwrap_or_else(|| "true".into())
                 ));
                 self.continues.push(ContinueAs::Goto(label.clone()));
+                self.block_trips.push(false);
                 // Its own scope: the jump to the label must not skip a declaration.
                 self.braced("", &l.body);
+                self.block_trips.pop();
                 self.continues.pop();
                 self.w.line(format!("{label}:;"));
                 self.block(&l.step);

@@ -313,7 +313,11 @@ impl Printer<'_> {
                     Aggregation::Warp => " [warp]",
                     Aggregation::Block => " [block]",
                 };
-                let text = format!("{verb} {}{agg}", self.expr(p.item));
+                let note = match &p.note {
+                    Some(n) => format!(" ({n})"),
+                    None => String::new(),
+                };
+                let text = format!("{verb} {}{agg}{note}", self.expr(p.item));
                 self.line(s, &text);
             }
             StmtKind::Reduce(e) => {

@@ -190,7 +190,7 @@ impl Body {
             }
             StmtKind::Push(p) => StmtKind::Push(Push {
                 item: self.clone_expr_with(p.item, map),
-                ..p
+                ..p.clone()
             }),
             StmtKind::Unlock { locks, index } => StmtKind::Unlock {
                 locks,

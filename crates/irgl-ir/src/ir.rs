@@ -477,6 +477,8 @@ pub struct Push {
     pub item: ExprId,
     /// How the reservation of the slot is aggregated (the cooperative-conversion slot).
     pub aggregation: Aggregation,
+    /// Why the push has a lower level than the options asked for (shown by `emit ir`).
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -498,7 +500,13 @@ pub enum Aggregation {
     Thread,
     /// One atomic for the converged lanes of a warp.
     Warp,
-    /// One atomic for the block (at a focal point).
+    /// One atomic for the block, at the end of the trip that runs the push: the push records
+    /// its item in a valid flag, and every thread of the block reserves together at the end
+    /// of the trip (a focal point). A trip is one iteration per thread of a block-scheduled
+    /// loop's thread-block or fine-grained scheduler, or a phase of a uniform loop; the push
+    /// runs at most once per trip (it is in no loop or `ForAll` of the trip's body). In the
+    /// copies of the body run by the other schedulers (warp, virtual warp, edge-balanced,
+    /// serial), it is a warp push.
     Block,
 }
 

@@ -574,6 +574,7 @@ impl<'a> BodyBuilder<'a> {
                             kind: PushKind::Push,
                             item,
                             aggregation: Aggregation::None,
+                            note: None,
                         }),
                         span,
                     );
@@ -660,6 +661,7 @@ impl<'a> BodyBuilder<'a> {
                         kind,
                         item,
                         aggregation: Aggregation::None,
+                        note: None,
                     }),
                     span,
                 );

@@ -74,7 +74,12 @@ enum Side {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Frame {
     Loop,
-    ForAll { uniform: bool },
+    /// `block_trips`: block-scheduled with a thread-block or fine-grained scheduler, whose
+    /// trips the whole block runs.
+    ForAll {
+        uniform: bool,
+        block_trips: bool,
+    },
     Phase,
     If,
     Block,
@@ -331,11 +336,30 @@ impl<'a> Verifier<'a> {
                 {
                     self.err("Retry/Respawn outside a ForAll".into());
                 }
-                if matches!(p.aggregation, Aggregation::Thread | Aggregation::Block) {
-                    self.err(format!(
-                        "{:?} aggregation needs the cooperative-conversion analysis, which no pass runs yet",
-                        p.aggregation
-                    ));
+                if p.aggregation == Aggregation::Thread {
+                    self.err("Thread aggregation, which no pass produces yet".into());
+                }
+                if p.aggregation == Aggregation::Block {
+                    // Once per trip of a trip that the whole block runs.
+                    let trip =
+                        self.frames.iter().rev().find(|f| {
+                            matches!(f, Frame::Loop | Frame::ForAll { .. } | Frame::Phase)
+                        });
+                    if !matches!(
+                        trip,
+                        Some(
+                            Frame::Phase
+                                | Frame::ForAll {
+                                    block_trips: true,
+                                    ..
+                                }
+                        )
+                    ) {
+                        self.err(
+                            "Block aggregation outside a phase or a thread-block or fine-grained scheduled loop, or inside a loop of one"
+                                .into(),
+                        );
+                    }
                 }
             }
             StmtKind::Reduce(e) => {
@@ -453,7 +477,12 @@ impl<'a> Verifier<'a> {
         let uniform = matches!(f.schedule, Schedule::Grid { uniform: true });
         match (&f.space, &f.schedule) {
             (Space::Inspected, Schedule::Block(b)) => {
-                if self.frames.last() != Some(&Frame::ForAll { uniform: true }) {
+                if self.frames.last()
+                    != Some(&Frame::ForAll {
+                        uniform: true,
+                        block_trips: false,
+                    })
+                {
                     self.err("block-scheduled ForAll outside a uniform ForAll's body".into());
                 }
                 match self.inspected.get(&f.id) {
@@ -494,7 +523,15 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
-        self.block(&f.body, Frame::ForAll { uniform });
+        let block_trips = matches!(&f.schedule, Schedule::Block(b)
+            if b.policies.iter().any(|p| matches!(p, Policy::Threadblock | Policy::Finegrained)));
+        self.block(
+            &f.body,
+            Frame::ForAll {
+                uniform,
+                block_trips,
+            },
+        );
         (self.inspected, self.scheduled) = saved;
         self.visible.truncate(mark);
         let _ = s;
@@ -563,7 +600,12 @@ impl<'a> Verifier<'a> {
 
     fn phase(&mut self, p: &Phase) {
         self.device_only("Phase");
-        if self.frames.last() != Some(&Frame::ForAll { uniform: true }) {
+        if self.frames.last()
+            != Some(&Frame::ForAll {
+                uniform: true,
+                block_trips: false,
+            })
+        {
             self.err("Phase outside a uniform ForAll's body".into());
         }
         if let PhaseGuard::Reached(l) = p.guard

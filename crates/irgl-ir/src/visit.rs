@@ -207,3 +207,24 @@ pub fn block_any(body: &Body, block: &Block, pred: &dyn Fn(&StmtKind) -> bool) -
     walk_stmts(body, block, &mut |s| found |= pred(&body.stmts[s].kind));
     found
 }
+
+/// The block-aggregated pushes of a trip's body (see [`Aggregation::Block`]): those in `block`
+/// outside any loop or `ForAll` nested in it, in source order.
+pub fn trip_pushes(body: &Body, block: &Block) -> Vec<StmtId> {
+    fn walk(body: &Body, block: &Block, out: &mut Vec<StmtId>) {
+        for &s in block.iter() {
+            match &body.stmts[s].kind {
+                StmtKind::Push(p) if p.aggregation == Aggregation::Block => out.push(s),
+                StmtKind::Loop(_) | StmtKind::ForAll(_) => {}
+                kind => {
+                    for b in child_blocks(kind) {
+                        walk(body, b, out);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, block, &mut out);
+    out
+}

@@ -168,6 +168,8 @@ pub enum AggregateLevel {
     None,
     /// One atomic per warp: the lanes that push together share one reservation.
     Warp,
+    /// One atomic per block and trip where the push is at a focal point; warp elsewhere.
+    Block,
 }
 
 impl AggregateLevel {
@@ -175,10 +177,14 @@ impl AggregateLevel {
         match s {
             "none" => Ok(AggregateLevel::None),
             "warp" => Ok(AggregateLevel::Warp),
-            "thread" | "block" => Err(format!(
-                "`{s}`: {s}-level aggregation is not implemented yet (the levels are none and warp)"
+            "block" => Ok(AggregateLevel::Block),
+            "thread" => Err(
+                "`thread`: thread-level aggregation is not implemented yet (the levels are none, warp and block)"
+                    .to_string(),
+            ),
+            other => Err(format!(
+                "`{other}`: not an aggregation level (none, warp, block)"
             )),
-            other => Err(format!("`{other}`: not an aggregation level (none, warp)")),
         }
     }
 
@@ -186,6 +192,7 @@ impl AggregateLevel {
         match self {
             AggregateLevel::None => "none",
             AggregateLevel::Warp => "warp",
+            AggregateLevel::Block => "block",
         }
     }
 }

@@ -183,15 +183,28 @@ fn deep_nesting_is_an_error_not_a_crash() {
 }
 
 #[test]
-fn aggregate_marks_every_push_and_unimplemented_levels_are_refused() {
+fn aggregate_marks_every_push_and_unknown_levels_are_refused() {
     let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "warp"]);
     assert_eq!(out.status.code(), Some(0));
     let ir = String::from_utf8_lossy(&out.stdout);
     assert!(ir.contains("push") && ir.contains("[warp]"), "{ir}");
-    for level in ["block", "thread", "wrap"] {
+    for level in ["thread", "wrap"] {
         let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", level]);
         assert_eq!(out.status.code(), Some(1), "{level}");
     }
-    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "block"]);
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "thread"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+    // Block where the block passes together, warp with the reason elsewhere.
+    let out = irglc(&[
+        "emit",
+        "ir",
+        "programs/bfs.irgl",
+        "--aggregate",
+        "block",
+        "--nested",
+        "tb+fg",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[block]"));
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "block"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[warp] (warp, not block: "));
 }

@@ -21,6 +21,9 @@ const OPTION_SETS: &[&[&str]] = &[
     &["--nested", "tb+wp+fg"],
     &["--nested", "vw4+eb"],
     &["--nested", "tb+serial", "--block-size", "128"],
+    &["--aggregate", "warp"],
+    &["--nested", "tb+fg", "--aggregate", "block"],
+    &["--nested", "tb+wp+fg", "--aggregate", "block"],
 ];
 
 struct Gen<'a, 'b> {
