@@ -9,6 +9,7 @@
 //! | `tc` | scalar `triangles` | equality |
 //! | `mis` | node `in_mis` | independence and maximality on the undirected view |
 //! | `mst` | scalar `mst_weight`, edge `in_mst` | marked edges: no self-loop, no cycle, N - #components edges, weight = reference = scalar |
+//! | `traverse` | node `hits` | exact equality with the in-degree: the pushed multiset is the destinations of all edges |
 //!
 //! Problems with the file itself (a missing array, a wrong node count) are errors; answers that
 //! differ from the reference give a [`Verdict`] that is not ok.
@@ -37,10 +38,11 @@ pub enum Program {
     Tc,
     Mis,
     Mst,
+    Traverse,
 }
 
 impl Program {
-    pub const ALL: [Program; 7] = [
+    pub const ALL: [Program; 8] = [
         Program::Bfs,
         Program::Sssp,
         Program::Cc,
@@ -48,6 +50,7 @@ impl Program {
         Program::Tc,
         Program::Mis,
         Program::Mst,
+        Program::Traverse,
     ];
 
     pub fn name(self) -> &'static str {
@@ -59,6 +62,7 @@ impl Program {
             Program::Tc => "tc",
             Program::Mis => "mis",
             Program::Mst => "mst",
+            Program::Traverse => "traverse",
         }
     }
 
@@ -145,6 +149,7 @@ pub fn verify(program: Program, g: &Csr, out: &OutputFile) -> Result<Verdict> {
         Program::Tc => verify_tc(g, out),
         Program::Mis => verify_mis(g, out),
         Program::Mst => verify_mst(g, out),
+        Program::Traverse => verify_traverse(g, out),
     }
 }
 
@@ -238,6 +243,33 @@ fn verify_bfs(g: &Csr, out: &OutputFile) -> Result<Verdict> {
         "compared the levels of {} nodes from src = {src} ({reached} reachable, max level {}): {} differ",
         g.n,
         levels.iter().filter(|&&x| x != INF_U32).max().unwrap_or(&0),
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
+/// The number of edges into each node: what `traverse` counts of its pushes.
+fn in_degrees(g: &Csr) -> Vec<u64> {
+    let mut d = vec![0u64; g.n as usize];
+    for v in 0..g.n {
+        for &w in g.neighbours(v) {
+            d[w as usize] += 1;
+        }
+    }
+    d
+}
+
+fn verify_traverse(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Traverse;
+    let got = unsigned(out, node_array(out, "hits", p)?, p)?;
+    let expected = in_degrees(g);
+    let mut v = Verdict::new(p);
+    compare_exact(&mut v, expected.iter().copied(), got);
+    let pushed: u64 = got.iter().sum();
+    v.summary.push(format!(
+        "compared the pushes counted at {} nodes with their in-degrees ({} edges, {pushed} pushes counted): {} differ",
+        g.n,
+        g.num_edges(),
         v.mismatch_count
     ));
     Ok(v)

@@ -358,3 +358,28 @@ fn kruskal_marks(g: &Csr) -> Vec<bool> {
     }
     marks
 }
+
+#[test]
+fn traverse_counts_must_be_the_in_degrees() {
+    // A directed graph: in-degrees differ from out-degrees.
+    let g = rmat(8, 5);
+    let mut indeg = vec![0u64; g.n as usize];
+    for v in 0..g.n {
+        for &w in g.neighbours(v) {
+            indeg[w as usize] += 1;
+        }
+    }
+    let good = node_section("hits", "u32", indeg.iter().map(u64::to_string));
+    let v = verify(Program::Traverse, &g, &output_file(&g, &good)).unwrap();
+    assert!(v.ok, "{v}");
+    // One push lost, one doubled.
+    let mut bad = indeg.clone();
+    let hub = (0..bad.len()).max_by_key(|&i| bad[i]).unwrap();
+    let next = (hub + 1) % bad.len();
+    bad[hub] -= 1;
+    bad[next] += 1;
+    let bad = node_section("hits", "u32", bad.iter().map(u64::to_string));
+    let v = verify(Program::Traverse, &g, &output_file(&g, &bad)).unwrap();
+    assert!(!v.ok);
+    assert_eq!(v.mismatch_count, 2);
+}
