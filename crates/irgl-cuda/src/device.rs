@@ -102,7 +102,18 @@ impl Emitter<'_> {
                     Aggregation::Warp | Aggregation::Block => self.w.line(format!(
                         "{wl}.write({wl}.reserve_warp(1u), 0u, {item});  // one atomic per warp"
                     )),
-                    a => panic!("{a:?} aggregation reached the back end"),
+                    Aggregation::Thread => {
+                        let (slots, index) = self
+                            .loop_slots
+                            .get(&s)
+                            .unwrap_or_else(|| {
+                                panic!("{s}: a thread push outside its counted loop")
+                            })
+                            .clone();
+                        self.w.line(format!(
+                            "{wl}.write({slots}, {index}, {item});  // reserved before the loop"
+                        ));
+                    }
                 }
             }
             StmtKind::Reduce(e) => {
@@ -181,12 +192,29 @@ impl Emitter<'_> {
                 self.w.line(format!(
                     "const uint32_t irgl_end{n} = {g}.csr.end(irgl_node{n});"
                 ));
+                let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body);
+                let first = if sites.is_empty() {
+                    format!("{g}.csr.begin(irgl_node{n})")
+                } else {
+                    self.w.line(format!(
+                        "const uint32_t irgl_first{n} = {g}.csr.begin(irgl_node{n});"
+                    ));
+                    self.loop_reservations(
+                        &sites,
+                        &format!("irgl_end{n} - irgl_first{n}"),
+                        &format!("{v} - irgl_first{n}"),
+                    );
+                    format!("irgl_first{n}")
+                };
                 let head = format!(
                     "for (uint32_t {v} = {}; {v} < irgl_end{n}; {}) ",
-                    from(&format!("{g}.csr.begin(irgl_node{n})")),
+                    from(&first),
                     advance(&v)
                 );
                 self.braced(&head, &f.body);
+                for s in sites {
+                    self.loop_slots.remove(&s);
+                }
                 self.w.close("}");
             }
             Space::Range { lo, hi } => {
@@ -199,6 +227,13 @@ impl Emitter<'_> {
                     "const uint64_t irgl_count{n} = irgl_hi{n} > irgl_lo{n} ? static_cast<uint64_t>(irgl_hi{n} - irgl_lo{n}) : 0;"
                 ));
                 let k = format!("irgl_k{n}");
+                let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body);
+                // A counted loop's count is below 2^32 (a range of 32-bit values).
+                self.loop_reservations(
+                    &sites,
+                    &format!("static_cast<uint32_t>(irgl_count{n})"),
+                    &format!("static_cast<uint32_t>({k})"),
+                );
                 self.w.open(format!(
                     "for (uint64_t {k} = {}; {k} < irgl_count{n}; {}) {{",
                     from("0"),
@@ -209,6 +244,9 @@ impl Emitter<'_> {
                 ));
                 self.block(&f.body);
                 self.w.close("}");
+                for s in sites {
+                    self.loop_slots.remove(&s);
+                }
                 self.w.close("}");
             }
             Space::Inspected => panic!("{}: an inspected space on a strided loop", f.id),
@@ -333,6 +371,28 @@ impl Emitter<'_> {
         }
         self.block_trips.pop();
         self.trip_reservations(&sites);
+    }
+
+    /// The reservations of a counted loop's thread-aggregated pushes, before the loop: `count`
+    /// slots each, the lanes converged here sharing one atomic; `index` is the iteration's
+    /// slot in the loop.
+    fn loop_reservations(&mut self, sites: &[StmtId], count: &str, index: &str) {
+        for &s in sites {
+            let n = s.index();
+            let StmtKind::Push(p) = &self.body().stmts[s].kind else {
+                panic!("{s} is not a push");
+            };
+            let wl = match p.target {
+                WorklistRef::Out => "irgl_out",
+                WorklistRef::Retry => "irgl_retry",
+                WorklistRef::In => panic!("push to the input worklist"),
+            };
+            self.w.line(format!(
+                "const irgl::wl_index_t irgl_slots{n} = {wl}.reserve_warp({count});  // every iteration pushes once"
+            ));
+            self.loop_slots
+                .insert(s, (format!("irgl_slots{n}"), index.to_string()));
+        }
     }
 
     /// The valid flags and items of a trip's block-aggregated pushes, before the trip.

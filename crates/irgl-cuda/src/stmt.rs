@@ -32,6 +32,9 @@ pub(crate) struct Emitter<'a> {
     /// thread-block or fine-grained scheduler's trip, a phase of a uniform loop), so that a
     /// block-aggregated push records its item for the reservation at the trip's end.
     pub block_trips: Vec<bool>,
+    /// Thread-aggregated pushes of the enclosing counted loops: the local holding the first
+    /// reserved slot, and the expression of the iteration's index.
+    pub loop_slots: std::collections::HashMap<StmtId, (String, String)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -47,6 +50,7 @@ impl<'a> Emitter<'a> {
             continues: Vec::new(),
             active: Vec::new(),
             block_trips: Vec::new(),
+            loop_slots: std::collections::HashMap::new(),
         }
     }
 

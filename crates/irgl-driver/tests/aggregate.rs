@@ -73,7 +73,45 @@ fn block_level_where_the_block_passes_together_warp_elsewhere_with_a_reason() {
 }
 
 #[test]
-fn every_program_compiles_with_block_aggregation_under_every_schedule() {
+fn thread_level_where_every_iteration_of_a_counted_loop_pushes_once() {
+    // traverse: one unconditional push per edge of a serial nested loop.
+    let c = common::compile(
+        "programs/traverse.irgl",
+        &common::config("--aggregate thread"),
+    );
+    assert_eq!(pushes(&c), vec![(Aggregation::Thread, None)]);
+    assert!(c.cuda.contains(".reserve_warp(irgl_end1 - irgl_first1)"));
+    // With block asked for and the loop serial: thread, saying why not block.
+    let c = common::compile(
+        "programs/traverse.irgl",
+        &common::config("--aggregate block"),
+    );
+    let p = pushes(&c);
+    assert_eq!(p[0].0, Aggregation::Thread);
+    assert!(
+        p[0].1
+            .as_deref()
+            .unwrap()
+            .starts_with("thread, not block: ")
+    );
+    // Block-scheduled: block.
+    let c = common::compile(
+        "programs/traverse.irgl",
+        &common::config("--nested tb+fg --aggregate block"),
+    );
+    assert_eq!(pushes(&c), vec![(Aggregation::Block, None)]);
+    // bfs pushes under a condition: warp, saying why not thread.
+    let c = common::compile("programs/bfs.irgl", &common::config("--aggregate thread"));
+    let p = pushes(&c);
+    assert_eq!(p[0].0, Aggregation::Warp);
+    assert!(
+        p[0].1.as_deref().unwrap().contains("under a condition"),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn every_program_compiles_at_every_level_under_every_schedule() {
     for (name, rel) in common::programs() {
         for set in [
             "serial",
@@ -84,23 +122,27 @@ fn every_program_compiles_with_block_aggregation_under_every_schedule() {
             "tb+wp+eb",
             "wp+vw4+fg",
         ] {
-            let c = common::compile(
-                &rel,
-                &common::config(&format!("--nested {set} --aggregate block")),
-            );
-            for (a, note) in pushes(&c) {
-                assert!(
-                    a == Aggregation::Block || (a == Aggregation::Warp && note.is_some()),
-                    "{name} {set}: {a:?} {note:?}"
-                );
+            for level in ["thread", "warp", "block"] {
+                let flags = format!("--nested {set} --aggregate {level}");
+                let c = common::compile(&rel, &common::config(&flags));
+                for (a, note) in pushes(&c) {
+                    let ok = match (level, a) {
+                        ("warp", Aggregation::Warp) => note.is_none(),
+                        (_, Aggregation::Warp) => note.is_some(),
+                        ("thread", Aggregation::Thread) => note.is_none(),
+                        ("block", Aggregation::Thread) => note.is_some(),
+                        ("block", Aggregation::Block) => note.is_none(),
+                        _ => false,
+                    };
+                    assert!(ok, "{name} {flags}: {a:?} {note:?}");
+                }
             }
         }
     }
 }
 
-#[test]
-fn the_verifier_rejects_a_block_push_outside_a_block_wide_trip() {
-    let mut c = common::compile("programs/bfs.irgl", &common::config("--nested serial"));
+/// Sets every push of `c` to `level`.
+fn force(c: &mut irgl_driver::Compiled, level: Aggregation) {
     let ids: Vec<_> = c.module.kernels.keys().collect();
     for k in ids {
         let body = &mut c.module.kernels[k].body;
@@ -112,10 +154,17 @@ fn the_verifier_rejects_a_block_push_outside_a_block_wide_trip() {
         });
         for s in sites {
             if let StmtKind::Push(p) = &mut body.stmts[s].kind {
-                p.aggregation = Aggregation::Block;
+                p.aggregation = level;
             }
         }
     }
+}
+
+#[test]
+fn the_verifier_rejects_pushes_aggregated_where_their_position_does_not_allow() {
+    // Block in a serial nested loop; thread under a condition; both fine where they apply.
+    let mut c = common::compile("programs/bfs.irgl", &common::config("--nested serial"));
+    force(&mut c, Aggregation::Block);
     let errors = irgl_ir::verify(&c.module).expect_err("a block push in a serial loop");
     assert!(
         errors
@@ -123,4 +172,15 @@ fn the_verifier_rejects_a_block_push_outside_a_block_wide_trip() {
             .any(|e| e.message.contains("Block aggregation outside")),
         "{errors:?}"
     );
+    force(&mut c, Aggregation::Thread);
+    let errors = irgl_ir::verify(&c.module).expect_err("a thread push under a condition");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.contains("Thread aggregation outside")),
+        "{errors:?}"
+    );
+    let mut c = common::compile("programs/traverse.irgl", &common::config("--nested serial"));
+    force(&mut c, Aggregation::Thread);
+    assert!(irgl_ir::verify(&c.module).is_ok());
 }

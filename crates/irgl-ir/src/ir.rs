@@ -372,6 +372,22 @@ pub struct ForAll {
     pub schedule: Schedule,
 }
 
+impl ForAll {
+    /// Serial, with a trip count known when it starts and below 2^32: a node's edges, or a
+    /// range of 32-bit values. Thread-level aggregation reserves that many slots before it.
+    pub fn is_counted(&self, body: &Body) -> bool {
+        matches!(self.schedule, Schedule::Serial { .. })
+            && match &self.space {
+                Space::Edges { .. } => true,
+                Space::Range { .. } => matches!(
+                    body.locals[self.var].ty,
+                    Ty::U32 | Ty::I32 | Ty::Node | Ty::Edge
+                ),
+                _ => false,
+            }
+    }
+}
+
 /// What a `ForAll` iterates over.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Space {
@@ -496,7 +512,10 @@ pub enum PushKind {
 pub enum Aggregation {
     /// One atomic per push.
     None,
-    /// One atomic for the pushes of a thread's loop.
+    /// One reservation for all the pushes of a counted serial loop ([`ForAll::is_counted`])
+    /// made before the loop, for a push that runs exactly once per iteration (in the loop's
+    /// body or plain blocks in it, no `continue` of the loop before it); the push writes at
+    /// its iteration's slot. The lanes converged at the loop share one atomic.
     Thread,
     /// One atomic for the converged lanes of a warp.
     Warp,

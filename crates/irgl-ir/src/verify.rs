@@ -75,10 +75,11 @@ enum Side {
 enum Frame {
     Loop,
     /// `block_trips`: block-scheduled with a thread-block or fine-grained scheduler, whose
-    /// trips the whole block runs.
+    /// trips the whole block runs. `counted`: [`ForAll::is_counted`].
     ForAll {
         uniform: bool,
         block_trips: bool,
+        counted: bool,
     },
     Phase,
     If,
@@ -337,7 +338,14 @@ impl<'a> Verifier<'a> {
                     self.err("Retry/Respawn outside a ForAll".into());
                 }
                 if p.aggregation == Aggregation::Thread {
-                    self.err("Thread aggregation, which no pass produces yet".into());
+                    // Once per iteration of a counted serial loop: only blocks in between.
+                    let lp = self.frames.iter().rev().find(|f| **f != Frame::Block);
+                    if !matches!(lp, Some(Frame::ForAll { counted: true, .. })) {
+                        self.err(
+                            "Thread aggregation outside the body of a counted serial ForAll, or under a condition in it"
+                                .into(),
+                        );
+                    }
                 }
                 if p.aggregation == Aggregation::Block {
                     // Once per trip of a trip that the whole block runs.
@@ -481,6 +489,7 @@ impl<'a> Verifier<'a> {
                     != Some(&Frame::ForAll {
                         uniform: true,
                         block_trips: false,
+                        counted: false,
                     })
                 {
                     self.err("block-scheduled ForAll outside a uniform ForAll's body".into());
@@ -525,11 +534,13 @@ impl<'a> Verifier<'a> {
         }
         let block_trips = matches!(&f.schedule, Schedule::Block(b)
             if b.policies.iter().any(|p| matches!(p, Policy::Threadblock | Policy::Finegrained)));
+        let counted = f.is_counted(self.body);
         self.block(
             &f.body,
             Frame::ForAll {
                 uniform,
                 block_trips,
+                counted,
             },
         );
         (self.inspected, self.scheduled) = saved;
@@ -604,6 +615,7 @@ impl<'a> Verifier<'a> {
             != Some(&Frame::ForAll {
                 uniform: true,
                 block_trips: false,
+                counted: false,
             })
         {
             self.err("Phase outside a uniform ForAll's body".into());

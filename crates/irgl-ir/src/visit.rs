@@ -228,3 +228,17 @@ pub fn trip_pushes(body: &Body, block: &Block) -> Vec<StmtId> {
     walk(body, block, &mut out);
     out
 }
+
+/// The thread-aggregated pushes of a counted loop's body (see [`Aggregation::Thread`]): those
+/// in `block` or in plain blocks nested in it, in source order.
+pub fn loop_pushes(body: &Body, block: &Block) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    for &s in block.iter() {
+        match &body.stmts[s].kind {
+            StmtKind::Push(p) if p.aggregation == Aggregation::Thread => out.push(s),
+            StmtKind::Block(b) => out.extend(loop_pushes(body, b)),
+            _ => {}
+        }
+    }
+    out
+}

@@ -53,30 +53,46 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) {
         if pushes.is_empty() {
             continue;
         }
-        let decisions: Vec<(StmtId, Aggregation, Option<String>)> = match level {
-            AggregateLevel::None => pushes
-                .iter()
-                .map(|&s| (s, Aggregation::None, None))
-                .collect(),
-            AggregateLevel::Warp => pushes
-                .iter()
-                .map(|&s| (s, Aggregation::Warp, None))
-                .collect(),
-            AggregateLevel::Block => {
-                let trips = Trips::analyze(body);
-                pushes
-                    .iter()
-                    .map(|&s| match trips.check(body, s) {
-                        Ok(()) => (s, Aggregation::Block, None),
+        let parent = parents(body);
+        let trips = (level == AggregateLevel::Block).then(|| Trips::analyze(body));
+        let decisions: Vec<(StmtId, Aggregation, Option<String>)> = pushes
+            .iter()
+            .map(|&s| {
+                let thread = || thread_loop(body, &parent, s);
+                match level {
+                    AggregateLevel::None => (s, Aggregation::None, None),
+                    AggregateLevel::Warp => (s, Aggregation::Warp, None),
+                    AggregateLevel::Thread => match thread() {
+                        Ok(()) => (s, Aggregation::Thread, None),
                         Err(why) => (
                             s,
                             Aggregation::Warp,
-                            Some(format!("warp, not block: {why}")),
+                            Some(format!("warp, not thread: {why}")),
                         ),
-                    })
-                    .collect()
-            }
-        };
+                    },
+                    AggregateLevel::Block => {
+                        let trips = trips.as_ref().expect("analyzed for block");
+                        match trips.check(body, &parent, s) {
+                            Ok(()) => (s, Aggregation::Block, None),
+                            Err(not_block) => match thread() {
+                                Ok(()) => (
+                                    s,
+                                    Aggregation::Thread,
+                                    Some(format!("thread, not block: {not_block}")),
+                                ),
+                                Err(not_thread) => (
+                                    s,
+                                    Aggregation::Warp,
+                                    Some(format!(
+                                        "warp, not block: {not_block}; not thread: {not_thread}"
+                                    )),
+                                ),
+                            },
+                        }
+                    }
+                }
+            })
+            .collect();
         for (s, aggregation, note) in decisions {
             if let StmtKind::Push(p) = &mut body.stmts[s].kind {
                 p.aggregation = aggregation;
@@ -89,37 +105,29 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) {
 /// What decides whether a push can be aggregated per block: the statement tree (which trip
 /// encloses the push) and the uniformity analysis (whether the trip's head is a focal point).
 struct Trips {
-    parent: HashMap<StmtId, StmtId>,
     cfg: Cfg,
     uniformity: Uniformity,
 }
 
 impl Trips {
     fn analyze(body: &Body) -> Trips {
-        let mut parent = HashMap::new();
-        visit::walk_stmts(body, &body.block, &mut |s| {
-            for b in visit::child_blocks(&body.stmts[s].kind) {
-                for &c in b.iter() {
-                    parent.insert(c, s);
-                }
-            }
-        });
         let cfg = Cfg::build(body);
         let pdom = DomTree::post_dominators(&cfg);
         let cdg = ControlDeps::build(&cfg, &pdom);
         let uniformity = Uniformity::analyze(body, &cfg, &cdg);
-        Trips {
-            parent,
-            cfg,
-            uniformity,
-        }
+        Trips { cfg, uniformity }
     }
 
     /// Whether push `s` runs at most once per trip of a block-wide trip whose head every
     /// thread of the block reaches together; the reason if not.
-    fn check(&self, body: &Body, s: StmtId) -> Result<(), String> {
+    fn check(
+        &self,
+        body: &Body,
+        parent: &HashMap<StmtId, StmtId>,
+        s: StmtId,
+    ) -> Result<(), String> {
         let mut at = s;
-        while let Some(&p) = self.parent.get(&at) {
+        while let Some(&p) = parent.get(&at) {
             at = p;
             match &body.stmts[p].kind {
                 StmtKind::Loop(_) => {
@@ -182,5 +190,76 @@ impl Trips {
         } else {
             Err("its loop has no thread-block or fine-grained scheduler, whose trips the whole block runs".into())
         }
+    }
+}
+
+/// The statement that directly holds each statement.
+fn parents(body: &Body) -> HashMap<StmtId, StmtId> {
+    let mut parent = HashMap::new();
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        for b in visit::child_blocks(&body.stmts[s].kind) {
+            for &c in b.iter() {
+                parent.insert(c, s);
+            }
+        }
+    });
+    parent
+}
+
+/// Whether push `s` runs exactly once per iteration of a serial nested loop whose trip count
+/// is known when the loop starts (a node's edges, a 32-bit range): then one reservation before
+/// the loop covers all its pushes. The reason if not.
+fn thread_loop(body: &Body, parent: &HashMap<StmtId, StmtId>, s: StmtId) -> Result<(), String> {
+    let mut at = s;
+    loop {
+        let Some(&p) = parent.get(&at) else {
+            return Err("it is in no ForAll".into());
+        };
+        match &body.stmts[p].kind {
+            StmtKind::Block(_) => at = p,
+            StmtKind::ForAll(f) => {
+                return match (&f.schedule, &f.space) {
+                    (Schedule::Serial { .. }, Space::Edges { .. }) => no_continue(body, &f.body),
+                    (Schedule::Serial { .. }, Space::Range { .. }) => {
+                        if f.is_counted(body) {
+                            no_continue(body, &f.body)
+                        } else {
+                            Err("its loop is a 64-bit range".into())
+                        }
+                    }
+                    (Schedule::Serial { .. }, _) => {
+                        Err("its loop's trip count is not known when it starts".into())
+                    }
+                    (Schedule::Block(_), _) => Err(
+                        "its loop is block-scheduled, so no one thread runs all its iterations"
+                            .into(),
+                    ),
+                    (Schedule::Grid { .. }, _) => {
+                        Err("it is in the outer ForAll, which has no trip count per thread".into())
+                    }
+                };
+            }
+            _ => {
+                return Err(
+                    "it runs under a condition or in an inner loop, not once per iteration".into(),
+                );
+            }
+        }
+    }
+}
+
+/// Whether no `continue` of the loop whose body is `block` can skip a statement of it.
+fn no_continue(body: &Body, block: &Block) -> Result<(), String> {
+    fn any(body: &Body, block: &Block) -> bool {
+        block.iter().any(|&s| match &body.stmts[s].kind {
+            StmtKind::Continue => true,
+            StmtKind::Loop(_) | StmtKind::ForAll(_) => false,
+            kind => visit::child_blocks(kind).into_iter().any(|b| any(body, b)),
+        })
+    }
+    if any(body, block) {
+        Err("a `continue` in its loop may skip it".into())
+    } else {
+        Ok(())
     }
 }

@@ -166,9 +166,13 @@ pub enum AggregateLevel {
     /// One atomic per push.
     #[default]
     None,
+    /// One reservation per thread and loop where the push runs once per iteration of a
+    /// serial loop with a known trip count (shared across the warp); warp elsewhere.
+    Thread,
     /// One atomic per warp: the lanes that push together share one reservation.
     Warp,
-    /// One atomic per block and trip where the push is at a focal point; warp elsewhere.
+    /// One atomic per block and trip where the push is at a focal point; thread or warp
+    /// elsewhere.
     Block,
 }
 
@@ -178,12 +182,9 @@ impl AggregateLevel {
             "none" => Ok(AggregateLevel::None),
             "warp" => Ok(AggregateLevel::Warp),
             "block" => Ok(AggregateLevel::Block),
-            "thread" => Err(
-                "`thread`: thread-level aggregation is not implemented yet (the levels are none, warp and block)"
-                    .to_string(),
-            ),
+            "thread" => Ok(AggregateLevel::Thread),
             other => Err(format!(
-                "`{other}`: not an aggregation level (none, warp, block)"
+                "`{other}`: not an aggregation level (none, thread, warp, block)"
             )),
         }
     }
@@ -191,6 +192,7 @@ impl AggregateLevel {
     pub fn name(self) -> &'static str {
         match self {
             AggregateLevel::None => "none",
+            AggregateLevel::Thread => "thread",
             AggregateLevel::Warp => "warp",
             AggregateLevel::Block => "block",
         }

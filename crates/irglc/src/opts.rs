@@ -30,9 +30,10 @@ pub struct OptArgs {
     /// Smallest trip count that the warp scheduler takes (default 32).
     #[arg(long, value_name = "N")]
     pub warp_threshold: Option<u32>,
-    /// How worklist pushes reserve their slots: `none` (one atomic per push), `warp` (one
-    /// atomic per warp for the lanes that push together) or `block` (one per block and trip
-    /// where every thread of the block passes together, else warp).
+    /// How worklist pushes reserve their slots: `none` (one atomic per push), `thread` (one
+    /// reservation before a serial loop whose every iteration pushes once, else warp), `warp`
+    /// (one atomic per warp for the lanes that push together) or `block` (one per block and
+    /// trip where every thread of the block passes together, else thread, else warp).
     #[arg(long, value_name = "LEVEL", value_parser = AggregateLevel::parse)]
     pub aggregate: Option<AggregateLevel>,
 }

@@ -22,6 +22,7 @@ const OPTION_SETS: &[&[&str]] = &[
     &["--nested", "vw4+eb"],
     &["--nested", "tb+serial", "--block-size", "128"],
     &["--aggregate", "warp"],
+    &["--aggregate", "thread"],
     &["--nested", "tb+fg", "--aggregate", "block"],
     &["--nested", "tb+wp+fg", "--aggregate", "block"],
 ];
