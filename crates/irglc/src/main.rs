@@ -87,6 +87,9 @@ enum EmitKind {
     /// The middle end's IR after the optimization passes the options select (schedules,
     /// shared memory, and why a loop kept its serial schedule).
     Ir,
+    /// The outline tree: the Iterate and Pipe regions of main, nested, each outlinable into
+    /// a device control kernel or not, with the reason.
+    Outline,
 }
 
 /// The outcome of a command that did not succeed.
@@ -290,6 +293,22 @@ fn emit(
                     return Err(Failure::User);
                 }
             }
+        }
+        EmitKind::Outline => {
+            let config = opts.to_config().map_err(|e| {
+                eprintln!("error: {e}");
+                Failure::User
+            })?;
+            let mut module: Option<irgl_ir::Module> = None;
+            let mut on_step = |_: &str, m: &irgl_ir::Module| module = Some(m.clone());
+            let mut trace = irgl_driver::Trace {
+                on_step: Some(&mut on_step),
+                ..irgl_driver::Trace::default()
+            };
+            compile_traced(&mut sources, path, &config, &mut trace)?;
+            drop(trace);
+            let m = module.expect("the pipeline ran");
+            print!("{}", irgl_analysis::OutlineTree::build(&m).render(&m));
         }
     }
     Ok(())
