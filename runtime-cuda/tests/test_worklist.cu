@@ -325,6 +325,21 @@ TEST(worklist_set_swap) {
   EXPECT_EQ(pushed, 0u);
 }
 
+TEST(worklist_set_permute) {
+  // Each list holds its starting role as its one item; after permute(from), role r holds from[r].
+  const uint32_t perms[6][3] = {{0, 1, 2}, {1, 0, 2}, {2, 1, 0}, {0, 2, 1}, {1, 2, 0}, {2, 0, 1}};
+  for (const auto& from : perms) {
+    irgl::WorklistSet ws(16);
+    ws.in().assign(std::vector<uint32_t>{0});
+    ws.out().assign(std::vector<uint32_t>{1});
+    ws.retry().assign(std::vector<uint32_t>{2});
+    ws.permute(from);
+    EXPECT(ws.in().to_host() == std::vector<uint32_t>{from[0]});
+    EXPECT(ws.out().to_host() == std::vector<uint32_t>{from[1]});
+    EXPECT(ws.retry().to_host() == std::vector<uint32_t>{from[2]});
+  }
+}
+
 TEST(overflow_message) {
   EXPECT_EQ(irgl::worklist_overflow_message("bfs_kernel", 1000, 50000),
             std::string("worklist overflow in kernel bfs_kernel: capacity 1000 items, at least 50000 pushed; "

@@ -11,28 +11,53 @@ use crate::expr::c_type;
 use crate::names::cpp;
 use crate::stmt::{ContinueAs, Emitter};
 
-/// The `__global__` signature of a kernel.
-pub(crate) fn kernel_signature(k: &Kernel) -> String {
-    let mut params: Vec<String> = k
+/// A kernel's parameters, typed: its own, then the runtime's.
+fn kernel_params(k: &Kernel) -> Vec<(String, String)> {
+    let mut params: Vec<(String, String)> = k
         .params
         .iter()
         .map(|p| match p {
-            KernelParam::Graph(name) => format!("G {}", cpp(name)),
+            KernelParam::Graph(name) => ("G".to_string(), cpp(name).into_owned()),
             KernelParam::Scalar(l) => {
                 let local = &k.body.locals[*l];
-                format!("{} {}", c_type(local.ty), cpp(&local.name))
+                (c_type(local.ty).to_string(), cpp(&local.name).into_owned())
             }
         })
         .collect();
     params.extend(
         kernel_runtime_params(&k.facts())
             .into_iter()
-            .map(|(ty, name)| format!("{ty} {name}")),
+            .map(|(ty, name)| (ty.to_string(), name.to_string())),
     );
+    params
+}
+
+fn typed(params: &[(String, String)]) -> String {
+    params
+        .iter()
+        .map(|(ty, name)| format!("{ty} {name}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `__global__` signature of a kernel.
+pub(crate) fn kernel_signature(k: &Kernel) -> String {
     format!(
         "__global__ void __launch_bounds__(BLOCK) {}({})",
         cpp(&k.name),
-        params.join(", ")
+        typed(&kernel_params(k))
+    )
+}
+
+/// A kernel's body as a device function, for control kernels to call (iteration outlining):
+/// its signature, and the call of it that the `__global__` kernel makes.
+pub(crate) fn device_function(k: &Kernel) -> (String, String) {
+    let params = kernel_params(k);
+    let name = crate::control::device_fn_name(k);
+    let args: Vec<&str> = params.iter().map(|(_, n)| n.as_str()).collect();
+    (
+        format!("__device__ __noinline__ void {name}({})", typed(&params)),
+        format!("{name}({});", args.join(", ")),
     )
 }
 

@@ -139,8 +139,18 @@ impl<'a> Exprs<'a> {
                 self.local(*ids),
                 array_len(self.body, *ids)
             ),
-            ExprKind::WorklistSize(w) => format!("h.wl.{}().size()", wl_name(*w)),
-            ExprKind::ReduceResult => "h.reduce.read()".to_string(),
+            ExprKind::WorklistSize(w) => match self.side {
+                Side::Host => format!("h.wl.{}().size()", wl_name(*w)),
+                // In a control kernel: every thread's view, read between barriers.
+                Side::Device => format!("irgl_{}.size()", wl_name(*w)),
+            },
+            ExprKind::ReduceResult => match self.side {
+                Side::Host => "h.reduce.read()".to_string(),
+                Side::Device => {
+                    "(*reinterpret_cast<volatile unsigned int*>(irgl_reduce.flag) != 0u)"
+                        .to_string()
+                }
+            },
         }
     }
 

@@ -15,6 +15,7 @@
 use askama::Template;
 use irgl_ir::*;
 
+mod control;
 mod device;
 mod expr;
 mod host;
@@ -99,6 +100,10 @@ struct KernelDef {
     signature: String,
     body: String,
     launcher: String,
+    /// For a kernel that control kernels call: the device function holding its body, and
+    /// the `__global__` kernel's call of it (else empty).
+    device_signature: String,
+    device_call: String,
 }
 
 struct OutputDef {
@@ -124,10 +129,28 @@ struct ProgramTemplate {
     globals: Vec<GlobalDecl>,
     props: Vec<PropDef>,
     kernels: Vec<KernelDef>,
+    controls: Vec<control::ControlDef>,
     main_body: String,
     needs_edge_data: bool,
     output_scalars: Vec<OutputDef>,
     output_arrays: Vec<OutputDef>,
+}
+
+/// The kernels that `main` launches outside control kernels.
+fn host_launches(body: &Body, block: &Block) -> Vec<KernelId> {
+    let mut out = Vec::new();
+    for &s in block.iter() {
+        match &body.stmts[s].kind {
+            StmtKind::Launch(l) => out.push(l.kernel),
+            StmtKind::Control(_) => {}
+            kind => {
+                for b in visit::child_blocks(kind) {
+                    out.extend(host_launches(body, b));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Generates the CUDA source of a module.
@@ -145,6 +168,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         globals: Vec::new(),
         props: Vec::new(),
         kernels: Vec::new(),
+        controls: Vec::new(),
         main_body: String::new(),
         needs_edge_data: m.graph.input.is_some(),
         output_scalars: Vec::new(),
@@ -192,15 +216,44 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             input: p.input,
         });
     }
-    for (_, k) in m.kernels.iter() {
+    let mut controls: Vec<&Control> = Vec::new();
+    visit::walk_stmts(&m.host, &m.host.block, &mut |s| {
+        if let StmtKind::Control(c) = &m.host.stmts[s].kind {
+            controls.push(c);
+        }
+    });
+    let from_host = host_launches(&m.host, &m.host.block);
+    for (id, k) in m.kernels.iter() {
         let graph = device::graph_param(k).unwrap_or(&m.graph.name);
         let mut e = stmt::Emitter::new(m, &k.body, Side::Device, graph, 1);
         e.block(&k.body.block);
+        let in_control = controls.iter().any(|c| c.kernels.contains(&id));
+        let (device_signature, device_call) = if in_control {
+            device::device_function(k)
+        } else {
+            (String::new(), String::new())
+        };
+        // A kernel that only control kernels launch needs neither a launcher nor a
+        // `__global__` entry of its own.
+        let launched = from_host.contains(&id) || !in_control;
         t.kernels.push(KernelDef {
-            signature: device::kernel_signature(k),
+            signature: if launched {
+                device::kernel_signature(k)
+            } else {
+                String::new()
+            },
             body: e.w.finish(),
-            launcher: host::launcher(k),
+            launcher: if launched {
+                host::launcher(k)
+            } else {
+                String::new()
+            },
+            device_signature,
+            device_call,
         });
+    }
+    for c in controls {
+        t.controls.push(control::control_kernel(m, c));
     }
     let mut e = stmt::Emitter::new(m, &m.host, Side::Host, &m.graph.name, 1);
     e.block(&m.host.block);

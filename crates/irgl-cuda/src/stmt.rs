@@ -35,6 +35,8 @@ pub(crate) struct Emitter<'a> {
     /// Thread-aggregated pushes of the enclosing counted loops: the local holding the first
     /// reserved slot, and the expression of the iteration's index.
     pub loop_slots: std::collections::HashMap<StmtId, (String, String)>,
+    /// Inside a control kernel (outlined orchestration): its calls and whether it stops.
+    pub control: Option<crate::control::ControlCtx>,
 }
 
 impl<'a> Emitter<'a> {
@@ -51,6 +53,7 @@ impl<'a> Emitter<'a> {
             active: Vec::new(),
             block_trips: Vec::new(),
             loop_slots: std::collections::HashMap::new(),
+            control: None,
         }
     }
 
@@ -109,7 +112,12 @@ impl<'a> Emitter<'a> {
             }
             StmtKind::Assign { place, op, value } => {
                 let text = self.assignment(place, *op, *value);
-                self.w.line(format!("{text};"));
+                if self.control.is_some() && !matches!(place, Place::Local(_)) {
+                    // Device state written from a control kernel: one thread, between barriers.
+                    self.control_effect(&[format!("{text};")]);
+                } else {
+                    self.w.line(format!("{text};"));
+                }
             }
             StmtKind::Eval(e) => {
                 let text = self.x.cond(*e);
@@ -141,7 +149,9 @@ impl<'a> Emitter<'a> {
                 self.w.line(text);
             }
             StmtKind::Block(b) => self.braced("", b),
+            StmtKind::CountIteration if self.control.is_some() => self.control_stmt(s),
             StmtKind::CountIteration => self.w.line("++h.iterations;"),
+            StmtKind::Control(c) => self.control_launch(c),
             StmtKind::ForAll(_)
             | StmtKind::Push(_)
             | StmtKind::Reduce(_)
@@ -150,6 +160,16 @@ impl<'a> Emitter<'a> {
             | StmtKind::GridSync
             | StmtKind::Phase(_)
             | StmtKind::Inspect(_) => self.device_stmt(s),
+            StmtKind::Launch(_)
+            | StmtKind::WorklistClear
+            | StmtKind::WorklistInit(_)
+            | StmtKind::WorklistSwap(_)
+            | StmtKind::ReduceReset(_)
+            | StmtKind::Region(_)
+                if self.control.is_some() =>
+            {
+                self.control_stmt(s)
+            }
             StmtKind::Launch(_)
             | StmtKind::WorklistClear
             | StmtKind::WorklistInit(_)

@@ -39,10 +39,29 @@ struct G {
 {%- endfor %}
 };
 {%- for k in kernels %}
+{%- if k.device_signature.is_empty() %}
 
 {{ k.signature }} {
 {{ k.body -}}
 }
+{%- else %}
+
+{{ k.device_signature }} {
+{{ k.body -}}
+}
+{%- if !k.signature.is_empty() %}
+
+{{ k.signature }} {
+  {{ k.device_call }}
+}
+{%- endif %}
+{%- endif %}
+{%- endfor %}
+{%- for c in controls %}
+
+{{ c.state }}
+
+{{ c.kernel }}
 {%- endfor %}
 
 // ---- host side
@@ -143,8 +162,10 @@ static void reset_state(Host& h) {
   return static_cast<uint32_t>(b < 1 ? 1 : (b > h.grid_cap ? h.grid_cap : b));
 }
 {%- for k in kernels %}
+{%- if !k.launcher.is_empty() %}
 
 {{ k.launcher }}
+{%- endif %}
 {%- endfor %}
 
 /// The program's `main`, between loading the graph and writing the outputs; timed.

@@ -131,6 +131,10 @@ pub fn optimize(
     irgl_opt::aggregate_pushes(m, config);
     trace.step("aggregate_pushes", t, m);
 
+    let t = Instant::now();
+    irgl_opt::outline_iterations(m, config)?;
+    trace.step("outline_iterations", t, m);
+
     Ok(())
 }
 

@@ -395,6 +395,28 @@ impl Printer<'_> {
                 self.nested(s, &head, &r.body);
             }
             StmtKind::CountIteration => self.line(s, "count_iteration"),
+            StmtKind::Control(c) => {
+                let names = |ls: &[LocalId]| {
+                    ls.iter()
+                        .map(|&l| self.local(l))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let kernels: Vec<&str> = c
+                    .kernels
+                    .iter()
+                    .map(|&k| self.m.kernels[k].name.as_str())
+                    .collect();
+                let head = format!(
+                    "control {} (outlined {}) in [{}] out [{}] calls [{}]",
+                    c.id,
+                    c.origin,
+                    names(&c.inputs),
+                    names(&c.outputs),
+                    kernels.join(", ")
+                );
+                self.nested(s, &head, &c.body);
+            }
         }
     }
 

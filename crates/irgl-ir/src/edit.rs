@@ -228,6 +228,12 @@ impl Body {
                 kind: r.kind,
                 body: self.clone_block(&r.body, map),
             }),
+            StmtKind::Control(c) => StmtKind::Control(Control {
+                body: self.clone_block(&c.body, map),
+                inputs: c.inputs.iter().map(|l| *map.get(l).unwrap_or(l)).collect(),
+                outputs: c.outputs.iter().map(|l| *map.get(l).unwrap_or(l)).collect(),
+                ..c.clone()
+            }),
             k @ (StmtKind::Break
             | StmtKind::Continue
             | StmtKind::GridSync

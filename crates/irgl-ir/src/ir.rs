@@ -41,6 +41,12 @@ entity!(
     RegionId,
     "r"
 );
+entity!(
+    /// An outlined part of `main` (a device control kernel), numbered in order; displayed
+    /// `c0`.
+    ControlId,
+    "c"
+);
 
 /// A whole program, lowered.
 #[derive(Clone, Debug)]
@@ -348,6 +354,10 @@ pub enum StmtKind {
     Region(Region),
     /// Counts one round of a host loop that launches kernels (the run's `iterations`).
     CountIteration,
+    /// Orchestration moved to the device (iteration outlining): `body` runs in one control
+    /// kernel on a grid that stays resident, with a grid barrier around every effect on
+    /// device state (launches, worklist and reduction updates, element writes).
+    Control(Control),
 }
 
 /// `for (init; cond; step) body`, `while (cond) body`, `loop body`.
@@ -553,6 +563,25 @@ pub struct Region {
     pub id: RegionId,
     pub kind: RegionKind,
     pub body: Block,
+}
+
+/// An outlined part of `main`: its statements (a region or a host loop), run by every thread
+/// of a cooperative control kernel. Every thread computes the host scalars alike; device
+/// state is changed by one thread between two grid barriers; the kernels it launches are
+/// called as device functions followed by a grid barrier; worklists are swapped in every
+/// thread's copies of their views.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Control {
+    pub id: ControlId,
+    /// The outline-tree node it came from (`r0 iterate bfs`, `s12 loop`), for messages.
+    pub origin: String,
+    pub body: Block,
+    /// Locals of `main` declared outside `body` that it reads or writes: copied in.
+    pub inputs: Vec<LocalId>,
+    /// Those of `inputs` it assigns: copied back out.
+    pub outputs: Vec<LocalId>,
+    /// The kernels it launches, each once, in order.
+    pub kernels: Vec<KernelId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -65,7 +65,10 @@
 //!   again while it is not empty, then the swap of the output worklist. `Iterate` and `Pipe`
 //!   are [`StmtKind::Region`]s around their loops: the nodes of the outline tree that
 //!   iteration outlining moves into a device control kernel. `CountIteration` counts the
-//!   rounds reported in the run's record.
+//!   rounds reported in the run's record. A [`StmtKind::Control`] (after
+//!   `outline_iterations`) holds such a node: its statements run in every thread of one
+//!   cooperative control kernel, with the semantics of the host loop (each effect on device
+//!   state between grid barriers), the locals it names copied in and those it assigns out.
 //!
 //! # Invariants
 //!

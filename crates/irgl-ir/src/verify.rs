@@ -85,6 +85,7 @@ enum Frame {
     If,
     Block,
     Region,
+    Control,
 }
 
 struct Verifier<'a> {
@@ -451,6 +452,35 @@ impl<'a> Verifier<'a> {
                     self.err(format!("region {} twice", r.id));
                 }
                 self.block(&r.body, Frame::Region);
+            }
+            StmtKind::Control(c) => {
+                self.host_only("Control");
+                if self.in_frame(|f| f == Frame::Control) {
+                    self.err(format!("{} inside another control", c.id));
+                }
+                for l in &c.outputs {
+                    if !c.inputs.contains(l) {
+                        self.err(format!("{} output {l} is not an input", c.id));
+                    }
+                }
+                for &l in &c.inputs {
+                    self.local(l);
+                }
+                let mut launched = Vec::new();
+                visit::walk_stmts(self.body, &c.body, &mut |s| {
+                    if let StmtKind::Launch(l) = &self.body.stmts[s].kind
+                        && !launched.contains(&l.kernel)
+                    {
+                        launched.push(l.kernel);
+                    }
+                });
+                if launched != c.kernels {
+                    self.err(format!(
+                        "{} calls {:?}, but its body launches {launched:?}",
+                        c.id, c.kernels
+                    ));
+                }
+                self.block(&c.body, Frame::Control);
             }
         }
         self.current = outer;

@@ -17,6 +17,7 @@ pub fn child_blocks(kind: &StmtKind) -> Vec<&Block> {
         StmtKind::ForAll(f) => vec![&f.body],
         StmtKind::Phase(p) => vec![&p.body],
         StmtKind::Region(r) => vec![&r.body],
+        StmtKind::Control(c) => vec![&c.body],
         _ => Vec::new(),
     }
 }
@@ -34,6 +35,7 @@ pub fn child_blocks_mut(kind: &mut StmtKind) -> Vec<&mut Block> {
         StmtKind::ForAll(f) => vec![&mut f.body],
         StmtKind::Phase(p) => vec![&mut p.body],
         StmtKind::Region(r) => vec![&mut r.body],
+        StmtKind::Control(c) => vec![&mut c.body],
         _ => Vec::new(),
     }
 }
@@ -83,6 +85,7 @@ pub fn stmt_exprs(kind: &StmtKind) -> Vec<ExprId> {
         | StmtKind::WorklistSwap(_)
         | StmtKind::ReduceReset(_)
         | StmtKind::Region(_)
+        | StmtKind::Control(_)
         | StmtKind::CountIteration => {}
     }
     out

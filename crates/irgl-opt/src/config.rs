@@ -3,7 +3,7 @@
 //! enumeration; the generated file's header carries its canonical text, which is also the
 //! command line that rebuilds the file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use irgl_ir::Policy;
@@ -144,13 +144,55 @@ impl From<ScheduleSpec> for String {
     }
 }
 
-/// Which `Iterate`/`Pipe` regions to outline into device control kernels.
+/// Which nodes of the outline tree (`irglc emit outline`) become device control kernels.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OutlineConfig {
-    /// Every region stays a host loop.
+    /// Every region and loop stays on the host.
     #[default]
     None,
+    /// The outermost outlinable nodes.
+    Outer,
+    /// These nodes, by their names in `irglc emit outline` (`r0`, `s12`).
+    Nodes(BTreeSet<String>),
+}
+
+impl OutlineConfig {
+    /// `none`, `outer`, or a comma-separated list of node names.
+    pub fn parse(s: &str) -> Result<OutlineConfig, String> {
+        match s {
+            "none" => Ok(OutlineConfig::None),
+            "outer" => Ok(OutlineConfig::Outer),
+            list => {
+                let nodes: BTreeSet<String> =
+                    list.split(',').map(|n| n.trim().to_string()).collect();
+                let bad = |n: &str| {
+                    let (head, digits) = n.split_at(n.len().min(1));
+                    !matches!(head, "r" | "s")
+                        || digits.is_empty()
+                        || !digits.bytes().all(|b| b.is_ascii_digit())
+                };
+                match nodes.iter().find(|n| bad(n)) {
+                    Some(n) => Err(format!(
+                        "`{n}`: not an outline node (none, outer, or nodes such as r0,s12 as `irglc emit outline` names them)"
+                    )),
+                    None => Ok(OutlineConfig::Nodes(nodes)),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for OutlineConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutlineConfig::None => f.write_str("none"),
+            OutlineConfig::Outer => f.write_str("outer"),
+            OutlineConfig::Nodes(n) => {
+                f.write_str(&n.iter().cloned().collect::<Vec<_>>().join(","))
+            }
+        }
+    }
 }
 
 /// The aggregation level of worklist pushes.
@@ -265,6 +307,10 @@ impl OptConfig {
             args.push("--warp-threshold".to_string());
             args.push(self.nested.warp_threshold.to_string());
         }
+        if self.outline != OutlineConfig::None {
+            args.push("--outline".to_string());
+            args.push(self.outline.to_string());
+        }
         if self.aggregate.default != AggregateLevel::None {
             args.push("--aggregate".to_string());
             args.push(self.aggregate.default.name().to_string());
@@ -299,6 +345,9 @@ impl OptConfig {
                 }
                 "--tb-threshold" => c.nested.tb_threshold = Some(number()?),
                 "--warp-threshold" => c.nested.warp_threshold = number()?,
+                "--outline" => {
+                    c.outline = OutlineConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
                 "--aggregate" => {
                     c.aggregate.default =
                         AggregateLevel::parse(value).map_err(|e| format!("{flag} {e}"))?;

@@ -9,6 +9,7 @@
 
 pub mod aggregate_pushes;
 pub mod config;
+pub mod outline_iterations;
 pub mod schedule_nested_loops;
 
 pub use aggregate_pushes::aggregate_pushes;
@@ -16,4 +17,5 @@ pub use config::{
     AggregateConfig, AggregateLevel, BackoffConfig, NestedConfig, OptConfig, OutlineConfig,
     ScheduleSpec,
 };
+pub use outline_iterations::outline_iterations;
 pub use schedule_nested_loops::schedule_nested_loops;

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use irgl_opt::{AggregateLevel, OptConfig, ScheduleSpec};
+use irgl_opt::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// Optimization options. Each flag overrides the same option of `--config`.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -36,6 +36,11 @@ pub struct OptArgs {
     /// trip where every thread of the block passes together, else thread, else warp).
     #[arg(long, value_name = "LEVEL", value_parser = AggregateLevel::parse)]
     pub aggregate: Option<AggregateLevel>,
+    /// Iteration outlining: which nodes of the outline tree (`irglc emit outline`) run as
+    /// device control kernels: `none`, `outer` (the outermost outlinable ones) or a list such
+    /// as `r0,s12`.
+    #[arg(long, value_name = "NODES", value_parser = OutlineConfig::parse)]
+    pub outline: Option<OutlineConfig>,
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
@@ -78,6 +83,9 @@ impl OptArgs {
         }
         if let Some(level) = self.aggregate {
             c.aggregate.default = level;
+        }
+        if let Some(o) = &self.outline {
+            c.outline = o.clone();
         }
         Ok(c)
     }

@@ -124,6 +124,15 @@ struct Worklist {
   /// worklist concurrently, and a grid barrier follows before any other use.
   /// The overflow flag is kept so that the host can still report it.
   __device__ __forceinline__ void reset() const { ctl->count = 0ull; }
+
+  /// Empties the worklist and clears its overflow flag from the device, as the
+  /// host's clear() does (for outlined iteration loops, which stop at the first
+  /// overflow). Precondition: one thread calls it, nothing pushes to or pops from
+  /// this worklist concurrently, and a grid barrier follows before any other use.
+  __device__ __forceinline__ void clear_device() const {
+    ctl->count = 0ull;
+    ctl->overflow = 0u;
+  }
 };
 
 /// "error: worklist overflow in kernel K: capacity C items, at least M pushed; rerun with --wl-capacity <bigger>"
@@ -239,6 +248,30 @@ class WorklistSet {
   void check_overflow(const char* kernel) const {
     out_.check_overflow(kernel);
     retry_.check_overflow(kernel);
+  }
+  /// The same over all three lists: after an outlined loop (a control kernel),
+  /// which stops at the first overflow wherever the worklists were swapped.
+  void check_overflow_any(const char* kernel) const {
+    in_.check_overflow(kernel);
+    out_.check_overflow(kernel);
+    retry_.check_overflow(kernel);
+  }
+
+  /// After a control kernel swapped the worklists on the device: role r (0 in,
+  /// 1 out, 2 retry) is now played by the list that had role from[r] when the
+  /// kernel started. Precondition: `from` is a permutation of {0, 1, 2}.
+  void permute(const uint32_t from[3]) {
+    HostWorklist* lists[3] = {&in_, &out_, &retry_};
+    uint32_t holds[3] = {0, 1, 2};  // the starting role of the list now at each role
+    for (uint32_t r = 0; r < 3; ++r) {
+      uint32_t j = r;
+      while (j < 3 && holds[j] != from[r]) ++j;
+      if (j == 3) fatal("internal error: worklist permutation {%u, %u, %u}", from[0], from[1], from[2]);
+      if (j != r) {
+        lists[r]->swap(*lists[j]);
+        std::swap(holds[r], holds[j]);
+      }
+    }
   }
 
  private:

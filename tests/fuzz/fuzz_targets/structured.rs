@@ -25,6 +25,8 @@ const OPTION_SETS: &[&[&str]] = &[
     &["--aggregate", "thread"],
     &["--nested", "tb+fg", "--aggregate", "block"],
     &["--nested", "tb+wp+fg", "--aggregate", "block"],
+    &["--outline", "outer"],
+    &["--nested", "tb+fg", "--aggregate", "block", "--outline", "outer"],
 ];
 
 struct Gen<'a, 'b> {

@@ -1,0 +1,355 @@
+//! Outlined orchestration: the control kernel of a [`Control`] (iteration outlining), and the
+//! host code that launches it.
+//!
+//! Every thread of the control kernel runs the orchestration alike, with its own copies of
+//! `main`'s scalars and of the worklists' views (swapped in every thread). An effect on device
+//! state is made between two grid barriers: a launch (by every thread: the kernel is a device
+//! function), a worklist clear or fill, a reduction reset or an element write (by one thread).
+//! A read of device state (a worklist's size, a reduction's result) comes after the barrier
+//! that ends the last effect and before the one that starts the next, so every thread reads
+//! the same value and takes the same branches. At the end one thread writes the scalars the
+//! control assigns, the rounds counted, the worklists' roles and why it stopped early (an
+//! overflow, an `Initial` item out of range) to a state block that the host reads back.
+
+use irgl_ir::*;
+
+use crate::Side;
+use crate::device::kernel_runtime_params;
+use crate::expr::c_type;
+use crate::names::cpp;
+use crate::stmt::Emitter;
+use crate::writer::Writer;
+
+/// What the control kernel of one control adds to the file.
+pub(crate) struct ControlDef {
+    /// The state block shared with the host.
+    pub state: String,
+    pub kernel: String,
+}
+
+/// The control statement's state of emission: the kernels it calls, whether a stop jumps
+/// to the end.
+#[derive(Clone, Debug)]
+pub(crate) struct ControlCtx {
+    pub calls: Vec<KernelId>,
+    pub exit_used: bool,
+}
+
+fn state_name(c: &Control) -> String {
+    format!("IrglState{}", c.id.index())
+}
+
+fn kernel_name(c: &Control) -> String {
+    format!("irgl_control{}", c.id.index())
+}
+
+/// The name of a kernel's body as a device function.
+pub(crate) fn device_fn_name(k: &Kernel) -> String {
+    format!("irgl_dev_{}", cpp(&k.name))
+}
+
+/// The control kernel of `c` and its state block.
+pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
+    let body = &m.host;
+    let state = state_name(c);
+    let mut s = Writer::new(0);
+    s.open(format!(
+        "struct {state} {{  // {}: shared by the host and {}",
+        c.origin,
+        kernel_name(c)
+    ));
+    for &l in &c.inputs {
+        let local = &body.locals[l];
+        s.line(format!("{} {};", c_type(local.ty), cpp(&local.name)));
+    }
+    s.line("uint64_t iterations;");
+    s.line("uint32_t roles[3];    // role (in, out, retry) -> the list that had it at the start");
+    s.line("uint32_t stopped;     // 0, or 1 + the index of the kernel whose pushes overflowed");
+    s.line("uint32_t bad_initial; // an Initial item out of range: bad_item");
+    s.line("uint32_t bad_item;");
+    s.close("};");
+
+    let graph = cpp(&m.graph.name);
+    let mut e = Emitter::new(m, body, Side::Device, &m.graph.name, 1);
+    e.control = Some(ControlCtx {
+        calls: c.kernels.clone(),
+        exit_used: false,
+    });
+    e.w.line("const bool irgl_leader = blockIdx.x == 0 && threadIdx.x == 0;");
+    let uses_worklists = c
+        .kernels
+        .iter()
+        .any(|&k| m.kernels[k].facts().uses_worklist)
+        || visit::block_any(body, &c.body, &|k| {
+            matches!(
+                k,
+                StmtKind::WorklistClear | StmtKind::WorklistInit(_) | StmtKind::WorklistSwap(_)
+            )
+        });
+    if uses_worklists {
+        e.w.line("irgl::Worklist irgl_in = irgl_wl0, irgl_out = irgl_wl1, irgl_retry = irgl_wl2;");
+    }
+    e.w.line("uint32_t irgl_roles[3] = {0u, 1u, 2u};");
+    e.w.line("uint64_t irgl_iterations = 0;");
+    e.w.line("uint32_t irgl_stopped = 0;");
+    for &l in &c.inputs {
+        let local = &body.locals[l];
+        e.w.line(format!(
+            "{} {} = irgl_state->{};",
+            c_type(local.ty),
+            e.x.local(l),
+            cpp(&local.name)
+        ));
+    }
+    e.w.open("{");
+    e.block(&c.body);
+    e.w.close("}");
+    let exit_used = e.control.as_ref().is_some_and(|x| x.exit_used);
+    if exit_used {
+        e.w.line("irgl_done:");
+    }
+    e.w.open("if (irgl_leader) {");
+    for &l in &c.outputs {
+        e.w.line(format!(
+            "irgl_state->{} = {};",
+            cpp(&body.locals[l].name),
+            e.x.local(l)
+        ));
+    }
+    e.w.line("irgl_state->iterations = irgl_iterations;");
+    e.w.line("for (int r = 0; r < 3; ++r) irgl_state->roles[r] = irgl_roles[r];");
+    e.w.line("irgl_state->stopped = irgl_stopped;");
+    e.w.close("}");
+    let kernel = format!(
+        "/// {}, outlined: the orchestration on the device, one resident grid.\n__global__ void __launch_bounds__(BLOCK) {}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, irgl::ReduceFlag irgl_reduce, {state}* irgl_state) {{\n{}}}",
+        c.origin,
+        kernel_name(c),
+        e.w.finish()
+    );
+    ControlDef {
+        state: s.finish().trim_end().to_string(),
+        kernel,
+    }
+}
+
+impl Emitter<'_> {
+    fn ctx(&mut self) -> &mut ControlCtx {
+        self.control.as_mut().expect("in a control kernel")
+    }
+
+    /// Stops the control (all threads alike) and reports why through the state block.
+    fn stop(&mut self, why: &str) {
+        self.ctx().exit_used = true;
+        if !why.is_empty() {
+            self.w.line(why);
+        }
+        self.w.line("goto irgl_done;");
+    }
+
+    /// A grid barrier, unless the line before is one (nothing happened in between).
+    fn barrier(&mut self, why: &str) {
+        if !self.w.last_line_is("irgl::grid_sync();") && !self.w.last_line_is(why) {
+            self.w.line(why);
+        }
+    }
+
+    /// An effect on device state by one thread, between two grid barriers.
+    pub(crate) fn control_effect(&mut self, lines: &[String]) {
+        self.barrier("irgl::grid_sync();");
+        self.w.open("if (irgl_leader) {");
+        for l in lines {
+            self.w.line(l);
+        }
+        self.w.close("}");
+        self.w.line("irgl::grid_sync();");
+    }
+
+    /// An orchestration statement inside a control kernel.
+    pub(crate) fn control_stmt(&mut self, s: StmtId) {
+        let body = self.body();
+        match &body.stmts[s].kind {
+            StmtKind::Launch(l) => {
+                let m = self.m();
+                let k = &m.kernels[l.kernel];
+                let index = self
+                    .ctx()
+                    .calls
+                    .iter()
+                    .position(|&c| c == l.kernel)
+                    .expect("a launched kernel among the control's calls");
+                let mut args: Vec<String> = Vec::new();
+                let mut scalars = k.scalar_params().zip(&l.args);
+                for p in &k.params {
+                    match p {
+                        KernelParam::Graph(_) => args.push(cpp(&m.graph.name).into_owned()),
+                        KernelParam::Scalar(_) => {
+                            let (param, &arg) = scalars.next().expect("an argument a parameter");
+                            let ty = c_type(k.body.locals[param].ty);
+                            args.push(format!("static_cast<{ty}>({})", self.x.cond(arg)));
+                        }
+                    }
+                }
+                let facts = k.facts();
+                for (_, runtime) in kernel_runtime_params(&facts) {
+                    args.push(match runtime {
+                        "irgl_rkind" => match l.reduce {
+                            Some(Reduction::Any) => "irgl::Reduce::Any".to_string(),
+                            Some(Reduction::All) => "irgl::Reduce::All".to_string(),
+                            None => {
+                                panic!("{}: a reducing kernel launched without a reduction", k.name)
+                            }
+                        },
+                        other => other.to_string(),
+                    });
+                }
+                self.barrier("irgl::grid_sync();");
+                let call = format!("{}({});", device_fn_name(k), args.join(", "));
+                if facts.has_forall || facts.cooperative {
+                    self.w.line(call);
+                } else {
+                    // A kernel without a ForAll (or a grid barrier) runs on one thread.
+                    self.w.line(format!("if (irgl_leader) {call}"));
+                }
+                self.w.line("irgl::grid_sync();");
+                if facts.uses_worklist {
+                    self.w
+                        .open("if (irgl_out.overflowed() || irgl_retry.overflowed()) {");
+                    self.stop(&format!("irgl_stopped = {}u;", index + 1));
+                    self.w.close("}");
+                }
+            }
+            StmtKind::WorklistClear => self.control_effect(&[
+                "irgl_in.clear_device();".into(),
+                "irgl_out.clear_device();".into(),
+                "irgl_retry.clear_device();".into(),
+            ]),
+            StmtKind::WorklistInit(init) => {
+                let g = cpp(&self.m().graph.name);
+                let mut lines = vec!["irgl_in.clear_device();".to_string()];
+                match init {
+                    Initial::List(items) => {
+                        let items: Vec<String> = items
+                            .iter()
+                            .map(|e| format!("static_cast<uint32_t>({})", self.x.cond(*e)))
+                            .collect();
+                        lines.push(format!(
+                            "const uint32_t irgl_initial[{}] = {{{}}};",
+                            items.len(),
+                            items.join(", ")
+                        ));
+                        lines.push(format!(
+                            "for (uint32_t i = 0; i < {}u; ++i) {{ if (irgl_initial[i] >= {g}.csr.nnodes) {{ irgl_state->bad_initial = 1u; irgl_state->bad_item = irgl_initial[i]; }} irgl_in.write(0ull, i, irgl_initial[i]); }}",
+                            items.len()
+                        ));
+                        lines.push(format!("irgl_in.ctl->count = {}ull;", items.len()));
+                    }
+                    Initial::AllNodes => {}
+                }
+                match init {
+                    Initial::List(_) => self.control_effect(&lines),
+                    Initial::AllNodes => {
+                        // Cleared by one thread, filled by all, counted by one.
+                        self.control_effect(&lines);
+                        self.w.line(format!(
+                            "for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < {g}.csr.nnodes; i += blockDim.x * gridDim.x) irgl_in.write(0ull, i, i);"
+                        ));
+                        self.w.line(format!(
+                            "if (irgl_leader) irgl_in.ctl->count = {g}.csr.nnodes;"
+                        ));
+                        self.w.line("irgl::grid_sync();");
+                    }
+                }
+                self.w.open(
+                    "if (*reinterpret_cast<volatile uint32_t*>(&irgl_state->bad_initial) != 0u || irgl_in.overflowed()) {",
+                );
+                self.stop("");
+                self.w.close("}");
+            }
+            StmtKind::WorklistSwap(w) => {
+                let (other, role) = match w {
+                    WorklistRef::Out => ("irgl_out", 1),
+                    WorklistRef::Retry => ("irgl_retry", 2),
+                    WorklistRef::In => panic!("swap of the input worklist"),
+                };
+                self.w.open("{  // every thread swaps its views alike");
+                self.w.line("const irgl::Worklist irgl_t = irgl_in;");
+                self.w.line(format!("irgl_in = {other};"));
+                self.w.line(format!("{other} = irgl_t;"));
+                self.w.line("const uint32_t irgl_r = irgl_roles[0];");
+                self.w.line(format!("irgl_roles[0] = irgl_roles[{role}];"));
+                self.w.line(format!("irgl_roles[{role}] = irgl_r;"));
+                self.w.close("}");
+                self.control_effect(&[format!("{other}.clear_device();")]);
+            }
+            StmtKind::ReduceReset(r) => {
+                let identity = match r {
+                    Reduction::Any => "0u",
+                    Reduction::All => "1u",
+                };
+                self.control_effect(&[format!("*irgl_reduce.flag = {identity};")]);
+            }
+            StmtKind::CountIteration => self.w.line("++irgl_iterations;"),
+            StmtKind::Region(r) => {
+                self.w.open("{");
+                self.block(&r.body);
+                self.w.close("}");
+            }
+            k => panic!("{k:?} in a control kernel"),
+        }
+    }
+
+    /// The host side of a control: fill the state, launch the control kernel on every
+    /// resident block, read the state back, take its scalars, roles, rounds and reports.
+    pub(crate) fn control_launch(&mut self, c: &Control) {
+        let state = state_name(c);
+        let kernel = kernel_name(c);
+        let m = self.m();
+        let body = self.body();
+        self.w.open(format!(
+            "{{  // {}: {}, outlined (one cooperative launch)",
+            c.id, c.origin
+        ));
+        let calls: Vec<String> = c
+            .kernels
+            .iter()
+            .map(|&k| format!("\"{}\"", m.kernels[k].name))
+            .collect();
+        self.w.line(format!(
+            "static const char* const irgl_calls[] = {{{}}};",
+            calls.join(", ")
+        ));
+        self.w.line(format!("{state} irgl_s{{}};"));
+        for &l in &c.inputs {
+            self.w.line(format!(
+                "irgl_s.{} = {};",
+                cpp(&body.locals[l].name),
+                self.x.local(l)
+            ));
+        }
+        self.w
+            .line(format!("irgl::DeviceArray<{state}> irgl_sd(1);"));
+        self.w.line("irgl_sd.upload(&irgl_s, 1);");
+        self.w.line(format!(
+            "irgl::launch_cooperative(\"{kernel} ({})\", {kernel}, 0, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), h.reduce.view(), irgl_sd.data());",
+            c.origin
+        ));
+        self.w.line(format!("IRGL_CHECK_LAUNCH(\"{kernel}\");"));
+        self.w.line("irgl_sd.download(&irgl_s, 1);");
+        for &l in &c.outputs {
+            self.w.line(format!(
+                "{} = irgl_s.{};",
+                self.x.local(l),
+                cpp(&body.locals[l].name)
+            ));
+        }
+        self.w.line("h.iterations += irgl_s.iterations;");
+        self.w.line("h.wl.permute(irgl_s.roles);");
+        self.w.line(
+            "if (irgl_s.bad_initial != 0u) irgl::check_node(irgl_s.bad_item, h.hg.nnodes, \"Initial\");",
+        );
+        self.w.line(
+            "h.wl.check_overflow_any(irgl_s.stopped != 0u ? irgl_calls[irgl_s.stopped - 1] : \"<initial>\");",
+        );
+        self.w.close("}");
+    }
+}

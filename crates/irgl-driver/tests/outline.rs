@@ -1,0 +1,130 @@
+//! Iteration outlining (`outline_iterations`): which nodes become control kernels, what the
+//! control carries (inputs, outputs, the kernels it calls), what the back end emits for it,
+//! and the errors for nodes that do not exist, cannot be outlined or nest.
+
+mod common;
+
+use irgl_diagnostics::SourceMap;
+use irgl_driver::Source;
+use irgl_ir::{Control, StmtKind, visit};
+
+fn controls(c: &irgl_driver::Compiled) -> Vec<Control> {
+    let host = &c.module.host;
+    let mut out = Vec::new();
+    visit::walk_stmts(host, &host.block, &mut |s| {
+        if let StmtKind::Control(c) = &host.stmts[s].kind {
+            out.push(c.clone());
+        }
+    });
+    out
+}
+
+fn errors(rel_or_text: &str, flags: &str) -> Vec<irgl_diagnostics::Diagnostic> {
+    let (name, text) = if rel_or_text.ends_with(".irgl") {
+        let text = std::fs::read_to_string(common::workspace().join(rel_or_text)).unwrap();
+        (rel_or_text, text)
+    } else {
+        ("inline.irgl", rel_or_text.to_string())
+    };
+    let mut sources = SourceMap::new();
+    let file = sources.add(name.to_string(), text.clone());
+    let source = Source {
+        file,
+        name,
+        text: &text,
+    };
+    irgl_driver::compile(source, &common::config(flags)).expect_err("rejected")
+}
+
+#[test]
+fn outer_outlines_the_outermost_node_with_its_scalars_and_kernels() {
+    let c = common::compile("programs/bfs.irgl", &common::config("--outline outer"));
+    let cs = controls(&c);
+    assert_eq!(cs.len(), 1);
+    let host = &c.module.host;
+    let names = |ls: &[irgl_ir::LocalId]| -> Vec<String> {
+        ls.iter().map(|&l| host.locals[l].name.clone()).collect()
+    };
+    assert_eq!(cs[0].origin, "r0 iterate bfs");
+    assert_eq!(names(&cs[0].inputs), ["LEVEL"]);
+    assert_eq!(names(&cs[0].outputs), ["LEVEL"]);
+    let bfs = c.module.kernel_named("bfs").unwrap();
+    assert_eq!(cs[0].kernels, [bfs]);
+    for needle in [
+        "__global__ void __launch_bounds__(BLOCK) irgl_control0(",
+        "__device__ __noinline__ void irgl_dev_bfs(",
+        "irgl::launch_cooperative(\"irgl_control0",
+        "h.wl.permute(irgl_s.roles);",
+        "h.wl.check_overflow_any(",
+    ] {
+        assert!(c.cuda.contains(needle), "missing {needle}");
+    }
+    // By name: the same.
+    let named = common::compile("programs/bfs.irgl", &common::config("--outline r0"));
+    assert_eq!(
+        named.cuda,
+        c.cuda.replace("--outline outer", "--outline r0")
+    );
+
+    // sssp-nf: the outermost node holds the inner Pipe; mst: a host loop around a region.
+    let c = common::compile("programs/sssp-nf.irgl", &common::config("--outline outer"));
+    assert_eq!(controls(&c).len(), 1);
+    assert_eq!(controls(&c)[0].origin, "r0 pipe once");
+    let c = common::compile("programs/mst.irgl", &common::config("--outline outer"));
+    assert!(
+        controls(&c)[0].origin.ends_with(" loop"),
+        "{:?}",
+        controls(&c)
+    );
+    // pr's host loop, and a program with nothing to outline.
+    let c = common::compile("programs/pr.irgl", &common::config("--outline outer"));
+    assert_eq!(controls(&c).len(), 1);
+    let c = common::compile("programs/tc.irgl", &common::config("--outline outer"));
+    assert!(controls(&c).is_empty());
+    assert!(!c.cuda.contains("irgl_control"));
+}
+
+#[test]
+fn every_program_outlines_under_every_schedule() {
+    for (name, rel) in common::programs() {
+        for flags in [
+            "--outline outer",
+            "--outline outer --nested tb+wp+fg",
+            "--outline outer --nested tb+fg --aggregate block",
+        ] {
+            let c = common::compile(&rel, &common::config(flags));
+            for ctl in controls(&c) {
+                assert!(!ctl.kernels.is_empty(), "{name} {flags}");
+                assert!(c.cuda.contains(&format!("irgl_control{}(", ctl.id.index())));
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_unoutlinable_and_nested_nodes_are_errors() {
+    let e = errors("programs/bfs.irgl", "--outline r7");
+    assert_eq!(e[0].code, "E0506");
+    assert!(format!("{:?}", e[0]).contains("the nodes are r0"), "{e:?}");
+
+    let e = errors("programs/sssp-nf.irgl", "--outline r0,r1");
+    assert_eq!(e[0].code, "E0508");
+    assert!(e[0].message.contains("r1 is inside r0"), "{e:?}");
+
+    let text = "graph g {\n  node x: u32;\n}\n\nKernel k(graph g) {\n  ForAll (n In g.nodes) {\n    g.x[n] = 1;\n  }\n}\n\nmain {\n  Invoke k(g);\n  Pipe Once {\n    let _y: u32 = 2;\n  }\n}\n";
+    let e = errors(text, "--outline r0");
+    assert_eq!(e[0].code, "E0507");
+    assert!(e[0].message.contains("it launches no kernel"), "{e:?}");
+    // `outer` skips what cannot be outlined.
+    let mut sources = SourceMap::new();
+    let file = sources.add("inline.irgl", text);
+    let source = Source {
+        file,
+        name: "inline.irgl",
+        text,
+    };
+    assert!(irgl_driver::compile(source, &common::config("--outline outer")).is_ok());
+
+    assert!(irgl_driver::OptConfig::from_args(&["--outline", "x1"]).is_err());
+    assert!(irgl_driver::OptConfig::from_args(&["--outline", "r"]).is_err());
+}
