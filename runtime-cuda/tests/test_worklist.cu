@@ -371,6 +371,7 @@ int main(int argc, char** argv) {
   RUN(reserve_block_random);
   RUN(reserve_block_overflow);
   RUN(worklist_set_swap);
+  RUN(worklist_set_permute);
   RUN(overflow_message);
   return irgl_test::finish();
 }
