@@ -128,7 +128,7 @@ pub fn optimize(
     trace.step("schedule_nested_loops", t, m);
 
     let t = Instant::now();
-    irgl_opt::aggregate_pushes(m, config);
+    irgl_opt::aggregate_pushes(m, config)?;
     trace.step("aggregate_pushes", t, m);
 
     let t = Instant::now();

@@ -184,3 +184,65 @@ fn the_verifier_rejects_pushes_aggregated_where_their_position_does_not_allow() 
     force(&mut c, Aggregation::Thread);
     assert!(irgl_ir::verify(&c.module).is_ok());
 }
+
+/// `(kernel, push kind)` of every push site, in the order `--aggregate-at` numbers them.
+fn sites(c: &irgl_driver::Compiled) -> Vec<(String, irgl_ir::PushKind)> {
+    let mut out = Vec::new();
+    for (_, k) in c.module.kernels.iter() {
+        visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
+            if let StmtKind::Push(p) = &k.body.stmts[s].kind {
+                out.push((k.name.clone(), p.kind));
+            }
+        });
+    }
+    out
+}
+
+#[test]
+fn single_push_sites_take_their_own_level() {
+    // The default stays none; the one site named gets its level.
+    let c = common::compile(
+        "programs/bfs.irgl",
+        &common::config("--nested tb+fg --aggregate-at bfs.push0=block"),
+    );
+    assert_eq!(pushes(&c), vec![(Aggregation::Block, None)]);
+    let c = common::compile(
+        "programs/sssp-nf.irgl",
+        &common::config("--aggregate-at sssp_nf.push1=warp"),
+    );
+    let levels: Vec<(String, Aggregation)> = sites(&c)
+        .into_iter()
+        .zip(pushes(&c))
+        .map(|((k, _), (a, _))| (k, a))
+        .collect();
+    let warp: Vec<_> = levels
+        .iter()
+        .filter(|(_, a)| *a == Aggregation::Warp)
+        .collect();
+    assert_eq!(warp.len(), 1, "{levels:?}");
+    assert_eq!(warp[0].0, "sssp_nf");
+    // A site that does not exist: E0509, listing the sites.
+    let text = std::fs::read_to_string(common::workspace().join("programs/bfs.irgl")).unwrap();
+    let mut sources = irgl_diagnostics::SourceMap::new();
+    let file = sources.add("programs/bfs.irgl", text.clone());
+    let source = irgl_driver::Source {
+        file,
+        name: "programs/bfs.irgl",
+        text: &text,
+    };
+    let e = irgl_driver::compile(source, &common::config("--aggregate-at bfs.push3=warp"))
+        .expect_err("no such site");
+    assert_eq!(e[0].code, "E0509");
+    assert!(format!("{:?}", e[0]).contains("bfs.push0"), "{e:?}");
+}
+
+#[test]
+fn push_sites_are_numbered_alike_under_every_schedule() {
+    for (name, rel) in common::programs() {
+        let serial = sites(&common::compile(&rel, &common::config("--nested serial")));
+        for set in ["tb", "tb+wp+fg", "wp+vw4+fg", "tb+serial"] {
+            let c = common::compile(&rel, &common::config(&format!("--nested {set}")));
+            assert_eq!(sites(&c), serial, "{name} {set}");
+        }
+    }
+}

@@ -31,17 +31,19 @@
 //! push out d                 ==>       push out d [block]
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use irgl_analysis::{Cfg, ControlDeps, DomTree, NodeKind, Uniformity};
+use irgl_diagnostics::Diagnostic;
 use irgl_ir::*;
 
 use crate::config::{AggregateLevel, OptConfig};
 
-/// Gives every push of every kernel the aggregation level that `config` asks for, or the
-/// best level its position allows.
-pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) {
-    let level = config.aggregate.default;
+/// Gives every push of every kernel the aggregation level that `config` asks for (its
+/// `--aggregate-at` level, else the default), or the best level its position allows. An
+/// `--aggregate-at` that names no push site is E0509.
+pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
+    let mut used: BTreeSet<&str> = BTreeSet::new();
     for (_, kernel) in m.kernels.iter_mut() {
         let body = &mut kernel.body;
         let mut pushes = Vec::new();
@@ -53,11 +55,26 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) {
         if pushes.is_empty() {
             continue;
         }
+        let levels: Vec<AggregateLevel> = (0..pushes.len())
+            .map(|i| {
+                let at = format!("{}.push{i}", kernel.name);
+                match config.aggregate.overrides.get_key_value(&at) {
+                    Some((key, &level)) => {
+                        used.insert(key.as_str());
+                        level
+                    }
+                    None => config.aggregate.default,
+                }
+            })
+            .collect();
         let parent = parents(body);
-        let trips = (level == AggregateLevel::Block).then(|| Trips::analyze(body));
+        let trips = levels
+            .contains(&AggregateLevel::Block)
+            .then(|| Trips::analyze(body));
         let decisions: Vec<(StmtId, Aggregation, Option<String>)> = pushes
             .iter()
-            .map(|&s| {
+            .zip(levels)
+            .map(|(&s, level)| {
                 let thread = || thread_loop(body, &parent, s);
                 match level {
                     AggregateLevel::None => (s, Aggregation::None, None),
@@ -99,6 +116,42 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) {
                 p.note = note;
             }
         }
+    }
+    let errors: Vec<Diagnostic> = config
+        .aggregate
+        .overrides
+        .keys()
+        .filter(|at| !used.contains(at.as_str()))
+        .map(|at| {
+            let sites: Vec<String> = m
+                .kernels
+                .iter()
+                .flat_map(|(_, k)| {
+                    let mut n = 0;
+                    visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
+                        if matches!(k.body.stmts[s].kind, StmtKind::Push(_)) {
+                            n += 1;
+                        }
+                    });
+                    (0..n).map(move |i| format!("{}.push{i}", k.name))
+                })
+                .collect();
+            Diagnostic::error("E0509", format!("--aggregate-at {at}: no such push site")).with_note(
+                if sites.is_empty() {
+                    "this program pushes nothing".to_string()
+                } else {
+                    format!(
+                        "the push sites (pushes, Retry and Respawn of each kernel in source order) are {}",
+                        sites.join(", ")
+                    )
+                },
+            )
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
     }
 }
 

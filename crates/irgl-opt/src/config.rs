@@ -200,6 +200,9 @@ impl fmt::Display for OutlineConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct AggregateConfig {
     pub default: AggregateLevel,
+    /// Levels of single push sites, by `KERNEL.pushN`: the N-th push, `Retry` or `Respawn`
+    /// of the kernel in source order, from 0.
+    pub overrides: BTreeMap<String, AggregateLevel>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -315,6 +318,10 @@ impl OptConfig {
             args.push("--aggregate".to_string());
             args.push(self.aggregate.default.name().to_string());
         }
+        for (at, level) in &self.aggregate.overrides {
+            args.push("--aggregate-at".to_string());
+            args.push(format!("{at}={}", level.name()));
+        }
         args
     }
 
@@ -347,6 +354,13 @@ impl OptConfig {
                 "--warp-threshold" => c.nested.warp_threshold = number()?,
                 "--outline" => {
                     c.outline = OutlineConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--aggregate-at" => {
+                    let (at, level) = value
+                        .split_once('=')
+                        .ok_or_else(|| format!("{flag} {value}: expected KERNEL.pushN=LEVEL"))?;
+                    let level = AggregateLevel::parse(level).map_err(|e| format!("{flag} {e}"))?;
+                    c.aggregate.overrides.insert(at.to_string(), level);
                 }
                 "--aggregate" => {
                     c.aggregate.default =
@@ -402,9 +416,12 @@ mod tests {
             .insert("bfs.loop1".into(), ScheduleSpec::parse("wp+tb").unwrap());
         c.nested.warp_threshold = 16;
         c.aggregate.default = AggregateLevel::Warp;
+        c.aggregate
+            .overrides
+            .insert("bfs.push0".into(), AggregateLevel::Block);
         assert_eq!(
             c.canonical(),
-            "--block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16 --aggregate warp"
+            "--block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16 --aggregate warp --aggregate-at bfs.push0=block"
         );
         assert_eq!(OptConfig::from_args(&c.to_args()), Ok(c));
         assert!(OptConfig::from_args(&["--nested"]).is_err());

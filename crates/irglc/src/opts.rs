@@ -36,6 +36,10 @@ pub struct OptArgs {
     /// trip where every thread of the block passes together, else thread, else warp).
     #[arg(long, value_name = "LEVEL", value_parser = AggregateLevel::parse)]
     pub aggregate: Option<AggregateLevel>,
+    /// The aggregation level of one push site: `KERNEL.pushN=LEVEL`, N counting the kernel's
+    /// pushes, Retry and Respawn in source order from 0 (repeatable).
+    #[arg(long, value_name = "KERNEL.pushN=LEVEL", value_parser = parse_aggregate_at)]
+    pub aggregate_at: Vec<(String, AggregateLevel)>,
     /// Iteration outlining: which nodes of the outline tree (`irglc emit outline`) run as
     /// device control kernels: `none`, `outer` (the outermost outlinable ones) or a list such
     /// as `r0,s12`.
@@ -52,6 +56,13 @@ fn parse_at(s: &str) -> Result<(String, ScheduleSpec), String> {
         .split_once('=')
         .ok_or_else(|| format!("`{s}`: expected KERNEL.LOOP=SCHEDULE, such as bfs.loop1=tb+wp"))?;
     Ok((at.to_string(), ScheduleSpec::parse(spec)?))
+}
+
+fn parse_aggregate_at(s: &str) -> Result<(String, AggregateLevel), String> {
+    let (at, level) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected KERNEL.pushN=LEVEL, such as bfs.push0=block"))?;
+    Ok((at.to_string(), AggregateLevel::parse(level)?))
 }
 
 impl OptArgs {
@@ -83,6 +94,9 @@ impl OptArgs {
         }
         if let Some(level) = self.aggregate {
             c.aggregate.default = level;
+        }
+        for (at, level) in &self.aggregate_at {
+            c.aggregate.overrides.insert(at.clone(), *level);
         }
         if let Some(o) = &self.outline {
             c.outline = o.clone();
