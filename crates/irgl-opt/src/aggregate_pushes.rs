@@ -1,5 +1,6 @@
 //! `aggregate_pushes`: cooperative conversion of worklist pushes (paper section 4.2), at the
-//! warp and block levels.
+//! thread, warp and block levels, for every push (`--aggregate`) or one site
+//! (`--aggregate-at KERNEL.pushN=LEVEL`).
 //!
 //! **Why.** Every `WL.push` (and `Retry`/`Respawn`) reserves its slot with one `atomicAdd` on
 //! the worklist's tail, so a kernel that pushes many items serializes on one address. With
