@@ -213,3 +213,26 @@ fn aggregate_marks_every_push_and_unknown_levels_are_refused() {
     let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "block"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("[warp] (warp, not block: "));
 }
+
+#[test]
+fn emit_outline_prints_the_tree_and_bad_outline_options_exit_1() {
+    let out = irglc(&["emit", "outline", "programs/sssp-nf.irgl"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "r0 pipe once: outlinable; launches init\n  r1 pipe: outlinable; launches sssp_nf, remove_dups\n"
+    );
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--outline", "outer"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("control c0 (outlined r0 iterate bfs)"));
+    for bad in ["r9", "x"] {
+        let out = irglc(&[
+            "compile",
+            "programs/bfs.irgl",
+            "--outline",
+            bad,
+            "-o",
+            "/dev/null",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+    }
+}
