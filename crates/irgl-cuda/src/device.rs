@@ -11,6 +11,15 @@ use crate::expr::c_type;
 use crate::names::cpp;
 use crate::stmt::{ContinueAs, Emitter};
 
+/// The kernel parameter holding the worklist that `target` pushes to.
+pub(crate) fn push_target(target: WorklistRef) -> &'static str {
+    match target {
+        WorklistRef::Out => "irgl_out",
+        WorklistRef::Retry => "irgl_retry",
+        WorklistRef::In => panic!("push to the input worklist"),
+    }
+}
+
 /// A kernel's parameters, typed: its own, then the runtime's.
 fn kernel_params(k: &Kernel) -> Vec<(String, String)> {
     let mut params: Vec<(String, String)> = k
@@ -108,11 +117,7 @@ impl Emitter<'_> {
                 Schedule::Block(b) => self.scheduled(f, b),
             },
             StmtKind::Push(p) => {
-                let wl = match p.target {
-                    WorklistRef::Out => "irgl_out",
-                    WorklistRef::Retry => "irgl_retry",
-                    WorklistRef::In => panic!("push to the input worklist"),
-                };
+                let wl = push_target(p.target);
                 let item = self.x.cond(p.item);
                 let block_trip = self.block_trips.last() == Some(&true);
                 match p.aggregation {
@@ -407,11 +412,7 @@ impl Emitter<'_> {
             let StmtKind::Push(p) = &self.body().stmts[s].kind else {
                 panic!("{s} is not a push");
             };
-            let wl = match p.target {
-                WorklistRef::Out => "irgl_out",
-                WorklistRef::Retry => "irgl_retry",
-                WorklistRef::In => panic!("push to the input worklist"),
-            };
+            let wl = push_target(p.target);
             self.w.line(format!(
                 "const irgl::wl_index_t irgl_slots{n} = {wl}.reserve_warp({count});  // every iteration pushes once"
             ));
@@ -439,11 +440,7 @@ impl Emitter<'_> {
             let StmtKind::Push(p) = &self.body().stmts[s].kind else {
                 panic!("{s} is not a push");
             };
-            let wl = match p.target {
-                WorklistRef::Out => "irgl_out",
-                WorklistRef::Retry => "irgl_retry",
-                WorklistRef::In => panic!("push to the input worklist"),
-            };
+            let wl = push_target(p.target);
             self.w
                 .open("{  // the block's pushes of this trip: one atomic");
             self.w.line(format!(

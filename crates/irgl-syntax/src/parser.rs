@@ -32,6 +32,17 @@ pub enum UserError {
 /// What a grammar action that builds a statement or an expression returns.
 pub(crate) type Built<'s, T> = Result<T, ParseError<usize, Tok<'s>, UserError>>;
 
+/// `level`, or the error that stops the parse when it is past [`crate::MAX_NESTING`].
+fn within_limit<'s>(level: u32, span: Span) -> Built<'s, u32> {
+    if level > crate::MAX_NESTING {
+        Err(ParseError::User {
+            error: UserError::TooDeep(span),
+        })
+    } else {
+        Ok(level)
+    }
+}
+
 /// State shared by the grammar's actions.
 pub struct Ctx {
     file: FileId,
@@ -46,12 +57,7 @@ impl Ctx {
     /// An expression, with its level in `id` (see [`crate::depth`]).
     pub(crate) fn expr<'s>(&self, l: usize, r: usize, kind: ExprKind) -> Built<'s, Expr> {
         let span = self.span(l, r);
-        let level = crate::depth::expr_level(&kind);
-        if level > crate::MAX_NESTING {
-            return Err(ParseError::User {
-                error: UserError::TooDeep(span),
-            });
-        }
+        let level = within_limit(crate::depth::expr_level(&kind), span)?;
         Ok(Expr {
             id: NodeId(level),
             span,
@@ -62,12 +68,7 @@ impl Ctx {
     /// A statement, with its level in `id`.
     pub(crate) fn stmt<'s>(&self, l: usize, r: usize, kind: StmtKind) -> Built<'s, Stmt> {
         let span = self.span(l, r);
-        let level = crate::depth::stmt_level(&kind);
-        if level > crate::MAX_NESTING {
-            return Err(ParseError::User {
-                error: UserError::TooDeep(span),
-            });
-        }
+        let level = within_limit(crate::depth::stmt_level(&kind), span)?;
         Ok(Stmt {
             id: NodeId(level),
             span,
@@ -240,13 +241,7 @@ pub fn parse(file: FileId, src: &str) -> (Program, Vec<Diagnostic>) {
             }
         })
         .collect();
-    if let Some(too_deep) = crate::depth::unclosed_brackets(
-        file,
-        tokens
-            .iter()
-            .filter_map(|t| t.as_ref().ok())
-            .map(|(l, t, r)| (*l, t, *r)),
-    ) {
+    if let Some(too_deep) = brackets_too_deep(file, &tokens) {
         lex_errors.push(too_deep);
         return (Program::default(), lex_errors);
     }
@@ -285,13 +280,7 @@ pub fn parse_expr(file: FileId, src: &str) -> Result<Expr, Vec<Diagnostic>> {
             }
         })
         .collect();
-    if let Some(too_deep) = crate::depth::unclosed_brackets(
-        file,
-        tokens
-            .iter()
-            .filter_map(|t| t.as_ref().ok())
-            .map(|(l, t, r)| (*l, t, *r)),
-    ) {
+    if let Some(too_deep) = brackets_too_deep(file, &tokens) {
         errors.push(too_deep);
         return Err(errors);
     }
@@ -305,6 +294,20 @@ pub fn parse_expr(file: FileId, src: &str) -> Result<Expr, Vec<Diagnostic>> {
             Err(errors)
         }
     }
+}
+
+/// E0010 if the tokens open brackets deeper than [`crate::MAX_BRACKETS`].
+fn brackets_too_deep<E>(
+    file: FileId,
+    tokens: &[Result<(usize, Tok<'_>, usize), E>],
+) -> Option<Diagnostic> {
+    crate::depth::unclosed_brackets(
+        file,
+        tokens
+            .iter()
+            .filter_map(|t| t.as_ref().ok())
+            .map(|(l, t, r)| (*l, t, *r)),
+    )
 }
 
 fn lex_error(span: Span, e: LexError, text: &str) -> Diagnostic {
