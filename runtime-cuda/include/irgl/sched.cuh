@@ -51,6 +51,9 @@ __device__ __forceinline__ unsigned long long block_exclusive_scan(unsigned long
       const unsigned long long y = __shfl_up_sync(0xffffffffu, t, d);
       if (lane >= d) t += y;
     }
+    // The compiler may load scratch[0] in every lane above (for WARPS == 1, lane < WARPS
+    // means lane 0): order those loads before lane 0's store.
+    __syncwarp();
     if (lane < static_cast<unsigned>(WARPS)) scratch[lane] = t;  // inclusive
   }
   __syncthreads();
