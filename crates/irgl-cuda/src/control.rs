@@ -2,14 +2,25 @@
 //! host code that launches it.
 //!
 //! Every thread of the control kernel runs the orchestration alike, with its own copies of
-//! `main`'s scalars and of the worklists' views (swapped in every thread). An effect on device
-//! state is made between two grid barriers: a launch (by every thread: the kernel is a device
-//! function), a worklist clear or fill, a reduction reset or an element write (by one thread).
-//! A read of device state (a worklist's size, a reduction's result) comes after the barrier
-//! that ends the last effect and before the one that starts the next, so every thread reads
-//! the same value and takes the same branches. At the end one thread writes the scalars the
-//! control assigns, the rounds counted, the worklists' roles and why it stopped early (an
-//! overflow, an `Initial` item out of range) to a state block that the host reads back.
+//! `main`'s scalars and of the worklists' views (swapped in every thread). Device state is
+//! changed by a launch (every thread calls the kernel's device function), or by one thread (a
+//! worklist clear or fill, a reduction reset, an element write); every thread reads it (a
+//! worklist's size, a reduction's result) and so takes the same branches.
+//!
+//! Grid barriers separate what conflicts, and only that: the emitter keeps the [`Hazards`]
+//! since the last barrier (what was read and written, by resource: each worklist view, the
+//! reduction flag, the state block, the graph's data) and puts a barrier before a statement
+//! that writes what was read or written since, or reads what was written since. A launch reads
+//! and writes everything. A worklist swap renames the views in the hazards, so that they stay
+//! in the names the code uses. Control flow: an `if` joins the hazards of its paths; a loop
+//! starts clean (a barrier before it and at the end of its body, or before a `continue`, if
+//! anything is pending), and after it come the hazards of its breaks and of its head. So a
+//! bfs round has two barriers: after the kernel, and before the next one (the clear of the
+//! next output list needs none: nothing reads that list since the kernel's barrier).
+//!
+//! At the end one thread writes the scalars the control assigns, the rounds counted, the
+//! worklists' roles and why it stopped early (an overflow, an `Initial` item out of range) to
+//! a state block that the host reads back.
 
 use irgl_ir::*;
 
@@ -28,11 +39,96 @@ pub(crate) struct ControlDef {
 }
 
 /// The control statement's state of emission: the kernels it calls, whether a stop jumps
-/// to the end.
+/// to the end, the hazards since the last barrier, and those of the breaks of each enclosing
+/// loop (innermost last).
 #[derive(Clone, Debug)]
 pub(crate) struct ControlCtx {
     pub calls: Vec<KernelId>,
     pub exit_used: bool,
+    pub hazards: Hazards,
+    pub breaks: Vec<Hazards>,
+}
+
+/// What the threads of a control kernel read and wrote since the last grid barrier, as sets of
+/// resources (the `Hazards::IN` ... bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Hazards {
+    pub reads: u8,
+    pub writes: u8,
+}
+
+impl Hazards {
+    /// The input worklist's view: its items and its count.
+    pub const IN: u8 = 1;
+    pub const OUT: u8 = 2;
+    pub const RETRY: u8 = 4;
+    /// The Any/All reduction flag.
+    pub const FLAG: u8 = 8;
+    /// The state block (the `Initial` check's report).
+    pub const STATE: u8 = 16;
+    /// Graph properties and globals.
+    pub const DATA: u8 = 32;
+    pub const ALL: u8 = 63;
+
+    pub fn is_empty(self) -> bool {
+        self.reads == 0 && self.writes == 0
+    }
+
+    /// Whether reading `reads` and writing `writes` now needs a barrier first.
+    pub fn conflicts(self, reads: u8, writes: u8) -> bool {
+        writes & (self.reads | self.writes) != 0 || reads & self.writes != 0
+    }
+
+    pub fn join(self, other: Hazards) -> Hazards {
+        Hazards {
+            reads: self.reads | other.reads,
+            writes: self.writes | other.writes,
+        }
+    }
+
+    /// The hazards after the views of the input list and of `other` are swapped.
+    pub fn swapped(self, other: u8) -> Hazards {
+        let swap = |set: u8| {
+            let mut out = set & !(Hazards::IN | other);
+            if set & Hazards::IN != 0 {
+                out |= other;
+            }
+            if set & other != 0 {
+                out |= Hazards::IN;
+            }
+            out
+        };
+        Hazards {
+            reads: swap(self.reads),
+            writes: swap(self.writes),
+        }
+    }
+
+    pub fn worklist(w: WorklistRef) -> u8 {
+        match w {
+            WorklistRef::In => Hazards::IN,
+            WorklistRef::Out => Hazards::OUT,
+            WorklistRef::Retry => Hazards::RETRY,
+        }
+    }
+}
+
+/// The device state that evaluating `exprs` in a control kernel reads.
+pub(crate) fn device_reads(body: &Body, exprs: &[ExprId]) -> u8 {
+    let mut reads = 0;
+    for &e in exprs {
+        visit::walk_expr(body, e, &mut |x| {
+            reads |= match &body.exprs[x].kind {
+                ExprKind::WorklistSize(w) => Hazards::worklist(*w),
+                ExprKind::ReduceResult => Hazards::FLAG,
+                ExprKind::Global(_) | ExprKind::Element { .. } | ExprKind::Atomic { .. } => {
+                    Hazards::DATA
+                }
+                _ => 0,
+            };
+        });
+    }
+    reads
 }
 
 fn state_name(c: &Control) -> String {
@@ -74,6 +170,8 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     e.control = Some(ControlCtx {
         calls: c.kernels.clone(),
         exit_used: false,
+        hazards: Hazards::default(),
+        breaks: Vec::new(),
     });
     e.w.line("const bool irgl_leader = blockIdx.x == 0 && threadIdx.x == 0;");
     let uses_worklists = c
@@ -146,22 +244,52 @@ impl Emitter<'_> {
         self.w.line("goto irgl_done;");
     }
 
-    /// A grid barrier, unless the line before is one (nothing happened in between).
-    fn barrier(&mut self, why: &str) {
-        if !self.w.last_line_is("irgl::grid_sync();") && !self.w.last_line_is(why) {
-            self.w.line(why);
+    /// The hazards since the last barrier (none outside a control kernel).
+    pub(crate) fn hazards(&self) -> Hazards {
+        self.control.as_ref().map(|c| c.hazards).unwrap_or_default()
+    }
+
+    pub(crate) fn set_hazards(&mut self, h: Hazards) {
+        if let Some(c) = self.control.as_mut() {
+            c.hazards = h;
         }
     }
 
-    /// An effect on device state by one thread, between two grid barriers.
-    pub(crate) fn control_effect(&mut self, lines: &[String]) {
-        self.barrier("irgl::grid_sync();");
+    /// A grid barrier if anything is pending since the last one.
+    pub(crate) fn flush(&mut self) {
+        if !self.hazards().is_empty() {
+            self.w.line("irgl::grid_sync();");
+            self.set_hazards(Hazards::default());
+        }
+    }
+
+    /// Before reading `reads` and writing `writes`: a barrier if that conflicts with what is
+    /// pending; then they are pending.
+    pub(crate) fn need(&mut self, reads: u8, writes: u8) {
+        if self.hazards().conflicts(reads, writes) {
+            self.w.line("irgl::grid_sync();");
+            self.set_hazards(Hazards::default());
+        }
+        let h = self.hazards().join(Hazards { reads, writes });
+        self.set_hazards(h);
+    }
+
+    /// Before evaluating `exprs` in a control kernel (no-op elsewhere).
+    pub(crate) fn need_reads(&mut self, exprs: &[ExprId]) {
+        if self.control.is_some() {
+            let reads = device_reads(self.body(), exprs);
+            self.need(reads, 0);
+        }
+    }
+
+    /// An effect on device state by one thread, that writes `writes`.
+    pub(crate) fn control_effect(&mut self, lines: &[String], writes: u8) {
+        self.need(0, writes);
         self.w.open("if (irgl_leader) {");
         for l in lines {
             self.w.line(l);
         }
         self.w.close("}");
-        self.w.line("irgl::grid_sync();");
     }
 
     /// An orchestration statement inside a control kernel.
@@ -202,7 +330,7 @@ impl Emitter<'_> {
                         other => other.to_string(),
                     });
                 }
-                self.barrier("irgl::grid_sync();");
+                self.need(Hazards::ALL, Hazards::ALL);
                 let call = format!("{}({});", device_fn_name(k), args.join(", "));
                 if facts.has_forall || facts.cooperative {
                     self.w.line(call);
@@ -210,19 +338,22 @@ impl Emitter<'_> {
                     // A kernel without a ForAll (or a grid barrier) runs on one thread.
                     self.w.line(format!("if (irgl_leader) {call}"));
                 }
-                self.w.line("irgl::grid_sync();");
                 if facts.uses_worklist {
+                    self.need(Hazards::OUT | Hazards::RETRY, 0);
                     self.w
                         .open("if (irgl_out.overflowed() || irgl_retry.overflowed()) {");
                     self.stop(&format!("irgl_stopped = {}u;", index + 1));
                     self.w.close("}");
                 }
             }
-            StmtKind::WorklistClear => self.control_effect(&[
-                "irgl_in.clear_device();".into(),
-                "irgl_out.clear_device();".into(),
-                "irgl_retry.clear_device();".into(),
-            ]),
+            StmtKind::WorklistClear => self.control_effect(
+                &[
+                    "irgl_in.clear_device();".into(),
+                    "irgl_out.clear_device();".into(),
+                    "irgl_retry.clear_device();".into(),
+                ],
+                Hazards::IN | Hazards::OUT | Hazards::RETRY,
+            ),
             StmtKind::WorklistInit(init) => {
                 let g = cpp(&self.m().graph.name);
                 let mut lines = vec!["irgl_in.clear_device();".to_string()];
@@ -246,19 +377,21 @@ impl Emitter<'_> {
                     Initial::AllNodes => {}
                 }
                 match init {
-                    Initial::List(_) => self.control_effect(&lines),
+                    Initial::List(_) => self.control_effect(&lines, Hazards::IN | Hazards::STATE),
                     Initial::AllNodes => {
                         // Cleared by one thread, filled by all, counted by one.
-                        self.control_effect(&lines);
+                        self.control_effect(&lines, Hazards::IN);
+                        self.need(0, Hazards::IN);
                         self.w.line(format!(
                             "for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < {g}.csr.nnodes; i += blockDim.x * gridDim.x) irgl_in.write(0ull, i, i);"
                         ));
+                        self.need(0, Hazards::IN);
                         self.w.line(format!(
                             "if (irgl_leader) irgl_in.ctl->count = {g}.csr.nnodes;"
                         ));
-                        self.w.line("irgl::grid_sync();");
                     }
                 }
+                self.need(Hazards::IN | Hazards::STATE, 0);
                 self.w.open(
                     "if (*reinterpret_cast<volatile uint32_t*>(&irgl_state->bad_initial) != 0u || irgl_in.overflowed()) {",
                 );
@@ -271,6 +404,8 @@ impl Emitter<'_> {
                     WorklistRef::Retry => ("irgl_retry", 2),
                     WorklistRef::In => panic!("swap of the input worklist"),
                 };
+                let h = self.hazards().swapped(Hazards::worklist(*w));
+                self.set_hazards(h);
                 self.w.open("{  // every thread swaps its views alike");
                 self.w.line("const irgl::Worklist irgl_t = irgl_in;");
                 self.w.line(format!("irgl_in = {other};"));
@@ -279,14 +414,14 @@ impl Emitter<'_> {
                 self.w.line(format!("irgl_roles[0] = irgl_roles[{role}];"));
                 self.w.line(format!("irgl_roles[{role}] = irgl_r;"));
                 self.w.close("}");
-                self.control_effect(&[format!("{other}.clear_device();")]);
+                self.control_effect(&[format!("{other}.clear_device();")], Hazards::worklist(*w));
             }
             StmtKind::ReduceReset(r) => {
                 let identity = match r {
                     Reduction::Any => "0u",
                     Reduction::All => "1u",
                 };
-                self.control_effect(&[format!("*irgl_reduce.flag = {identity};")]);
+                self.control_effect(&[format!("*irgl_reduce.flag = {identity};")], Hazards::FLAG);
             }
             StmtKind::CountIteration => self.w.line("++irgl_iterations;"),
             StmtKind::Region(r) => {
@@ -351,5 +486,50 @@ impl Emitter<'_> {
             "h.wl.check_overflow_any(irgl_s.stopped != 0u ? irgl_calls[irgl_s.stopped - 1] : \"<initial>\");",
         );
         self.w.close("}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Hazards;
+
+    #[test]
+    fn conflicts_are_write_after_anything_and_read_after_write() {
+        let read_in = Hazards {
+            reads: Hazards::IN,
+            writes: 0,
+        };
+        assert!(!read_in.conflicts(Hazards::IN, 0), "reads do not conflict");
+        assert!(
+            read_in.conflicts(0, Hazards::IN),
+            "a write after a read does"
+        );
+        assert!(
+            !read_in.conflicts(0, Hazards::OUT),
+            "other resources do not"
+        );
+        let wrote_flag = Hazards {
+            reads: 0,
+            writes: Hazards::FLAG,
+        };
+        assert!(wrote_flag.conflicts(Hazards::FLAG, 0));
+        assert!(wrote_flag.conflicts(0, Hazards::FLAG));
+        assert!(!wrote_flag.conflicts(Hazards::IN, Hazards::OUT));
+        assert!(Hazards::default().is_empty() && !read_in.is_empty());
+    }
+
+    #[test]
+    fn a_swap_renames_the_views() {
+        let h = Hazards {
+            reads: Hazards::OUT | Hazards::FLAG,
+            writes: Hazards::IN,
+        };
+        let s = h.swapped(Hazards::OUT);
+        assert_eq!(s.reads, Hazards::IN | Hazards::FLAG);
+        assert_eq!(s.writes, Hazards::OUT);
+        assert_eq!(s.swapped(Hazards::OUT), h, "twice is the identity");
+        let r = h.swapped(Hazards::RETRY);
+        assert_eq!(r.reads, Hazards::OUT | Hazards::FLAG);
+        assert_eq!(r.writes, Hazards::RETRY);
     }
 }

@@ -60,12 +60,18 @@ pub(crate) fn kernel_signature(k: &Kernel) -> String {
 
 /// A kernel's body as a device function, for control kernels to call (iteration outlining):
 /// its signature, and the call of it that the `__global__` kernel makes.
+///
+/// Always inlined: the control kernel puts a grid barrier after each call, and a barrier needs
+/// the warps converged. ptxas does not reconverge a warp on return from a call that is not
+/// inlined, so a `__noinline__` body whose grid-stride loop diverged reached the barrier with
+/// a split warp, and the barrier released early (compute-sanitizer's synccheck: "Divergent
+/// thread(s) in warp"; pr and sssp-nf gave wrong results on an H100).
 pub(crate) fn device_function(k: &Kernel) -> (String, String) {
     let params = kernel_params(k);
     let name = crate::control::device_fn_name(k);
     let args: Vec<&str> = params.iter().map(|(_, n)| n.as_str()).collect();
     (
-        format!("__device__ __noinline__ void {name}({})", typed(&params)),
+        format!("__device__ __forceinline__ void {name}({})", typed(&params)),
         format!("{name}({});", args.join(", ")),
     )
 }

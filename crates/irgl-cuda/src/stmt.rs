@@ -5,6 +5,7 @@
 use irgl_ir::*;
 
 use crate::Side;
+use crate::control::Hazards;
 use crate::expr::{Exprs, c_type, value_literal};
 use crate::names::cpp;
 use crate::writer::Writer;
@@ -96,6 +97,9 @@ impl<'a> Emitter<'a> {
 
     pub fn stmt(&mut self, s: StmtId) {
         let body = self.body();
+        if self.control.is_some() {
+            self.control_reads(s);
+        }
         match &body.stmts[s].kind {
             StmtKind::Let { local, init } => {
                 let text = self.declare(*local, *init);
@@ -113,8 +117,8 @@ impl<'a> Emitter<'a> {
             StmtKind::Assign { place, op, value } => {
                 let text = self.assignment(place, *op, *value);
                 if self.control.is_some() && !matches!(place, Place::Local(_)) {
-                    // Device state written from a control kernel: one thread, between barriers.
-                    self.control_effect(&[format!("{text};")]);
+                    // Device state written from a control kernel: by one thread.
+                    self.control_effect(&[format!("{text};")], Hazards::DATA);
                 } else {
                     self.w.line(format!("{text};"));
                 }
@@ -134,12 +138,22 @@ impl<'a> Emitter<'a> {
                 else_block,
             } => {
                 self.w.open(format!("if ({}) {{", self.x.cond(*cond)));
+                let start = self.hazards();
                 self.block(then_block);
-                self.else_chain(else_block);
+                let mut joined = self.hazards();
+                self.else_chain(else_block, start, &mut joined);
+                self.set_hazards(joined);
             }
             StmtKind::Loop(l) => self.loop_stmt(s, l),
-            StmtKind::Break => self.w.line("break;"),
+            StmtKind::Break => {
+                if let Some(c) = self.control.as_mut() {
+                    let top = c.breaks.last_mut().expect("a break inside a loop");
+                    *top = top.join(c.hazards);
+                }
+                self.w.line("break;");
+            }
             StmtKind::Continue => {
+                self.flush();
                 let text = match self.continues.last() {
                     Some(ContinueAs::Continue) => "continue;".to_string(),
                     Some(ContinueAs::Break) => "break;".to_string(),
@@ -179,10 +193,12 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// `} else {` ... `}`, with `else if` for an else block that is one `if`.
-    fn else_chain(&mut self, else_block: &Block) {
+    /// `} else {` ... `}`, with `else if` for an else block that is one `if`. Every branch
+    /// starts from the hazards `start` (of a control kernel) and `joined` gathers their ends.
+    fn else_chain(&mut self, else_block: &Block, start: Hazards, joined: &mut Hazards) {
         let body = self.body();
         if else_block.is_empty() {
+            *joined = joined.join(start);
             self.w.close("}");
             return;
         }
@@ -196,14 +212,48 @@ impl<'a> Emitter<'a> {
             self.w
                 .close(format!("}} else if ({}) {{", self.x.cond(*cond)));
             self.w.level_up();
+            self.set_hazards(start);
             self.block(then_block);
-            self.else_chain(else_block);
+            *joined = joined.join(self.hazards());
+            self.else_chain(else_block, start, joined);
             return;
         }
         self.w.close("} else {");
         self.w.level_up();
+        self.set_hazards(start);
         self.block(else_block);
+        *joined = joined.join(self.hazards());
         self.w.close("}");
+    }
+
+    /// In a control kernel, before statement `s`: a barrier if what it reads (of an `if`,
+    /// the conditions of its whole `else if` chain, which are evaluated with nothing between)
+    /// conflicts with what is pending. Loops see to their own.
+    fn control_reads(&mut self, s: StmtId) {
+        let body = self.body();
+        let kind = &body.stmts[s].kind;
+        let mut exprs = visit::stmt_exprs(kind);
+        match kind {
+            StmtKind::Loop(_) | StmtKind::Launch(_) => return,
+            StmtKind::If { else_block, .. } => {
+                let mut rest = else_block;
+                while let [only] = rest[..]
+                    && let StmtKind::If {
+                        cond, else_block, ..
+                    } = &body.stmts[only].kind
+                {
+                    exprs.push(*cond);
+                    rest = else_block;
+                }
+            }
+            _ => {}
+        }
+        let reads = crate::control::device_reads(body, &exprs);
+        let writes = match kind {
+            StmtKind::Eval(_) => Hazards::DATA,
+            _ => 0,
+        };
+        self.need(reads, writes);
     }
 
     /// `place op= value` without the `;`.
@@ -260,35 +310,47 @@ impl<'a> Emitter<'a> {
 
     fn loop_stmt(&mut self, s: StmtId, l: &Loop) {
         let cond = l.cond.map(|c| self.x.cond(c));
-        let init = match &l.init[..] {
+        let control = self.control.is_some();
+        // In a control kernel only a bare `while` keeps its header: an init or a step goes
+        // through the statement emitter, which sees to its barriers.
+        let header = |e: &Self, stmts: &[StmtId]| match stmts {
             [] => Some(String::new()),
-            [one] => self.inline_stmt(*one),
+            [_] if control => None,
+            [one] => e.inline_stmt(*one),
             _ => None,
         };
-        let step = match &l.step[..] {
-            [] => Some(String::new()),
-            [one] => self.inline_stmt(*one),
-            _ => None,
-        };
+        let init = header(self, &l.init);
+        let step = header(self, &l.step);
+        if control {
+            self.control
+                .as_mut()
+                .unwrap()
+                .breaks
+                .push(Hazards::default());
+        }
         match (init, step) {
             (Some(init), Some(step)) => {
-                let head = match (init.is_empty(), &cond, step.is_empty()) {
-                    (true, Some(c), true) => format!("while ({c}) {{"),
-                    (true, None, true) => "while (true) {".to_string(),
-                    _ => format!("for ({init}; {}; {step}) {{", cond.unwrap_or_default()),
-                };
-                self.w.open(head);
+                // A control kernel's loop starts clean, from before it and from its back edge.
+                self.flush();
+                self.need_reads(&l.cond.into_iter().collect::<Vec<_>>());
+                let head = self.hazards();
+                self.w.open(head_text(init, &cond, step));
                 self.continues.push(ContinueAs::Continue);
                 self.block_trips.push(false);
                 self.block(&l.body);
+                self.flush();
                 self.block_trips.pop();
                 self.continues.pop();
                 self.w.close("}");
+                self.after_loop(head);
             }
             _ => {
                 // A step of several statements (a reduction in `main`): `continue` jumps to it.
                 self.w.open("{");
                 self.block(&l.init);
+                self.flush();
+                self.need_reads(&l.cond.into_iter().collect::<Vec<_>>());
+                let head = self.hazards();
                 let label = format!("irgl_next_{}", s.index());
                 self.w.open(format!(
                     "while ({}) {{",
@@ -302,9 +364,32 @@ impl<'a> Emitter<'a> {
                 self.continues.pop();
                 self.w.line(format!("{label}:;"));
                 self.block(&l.step);
+                self.flush();
                 self.w.close("}");
                 self.w.close("}");
+                self.after_loop(head);
             }
         }
+    }
+
+    /// After a loop of a control kernel: the hazards of its breaks and of its head (where
+    /// the condition ends it).
+    fn after_loop(&mut self, head: Hazards) {
+        if let Some(c) = self.control.as_mut() {
+            let breaks = c.breaks.pop().expect("the loop's breaks");
+            c.hazards = head.join(breaks);
+        }
+    }
+}
+
+/// The header of a loop: `while (cond) {`, `while (true) {` or `for (init; cond; step) {`.
+fn head_text(init: String, cond: &Option<String>, step: String) -> String {
+    match (init.is_empty(), cond, step.is_empty()) {
+        (true, Some(c), true) => format!("while ({c}) {{"),
+        (true, None, true) => "while (true) {".to_string(),
+        _ => format!(
+            "for ({init}; {}; {step}) {{",
+            cond.clone().unwrap_or_default()
+        ),
     }
 }

@@ -39,15 +39,6 @@ impl Writer {
         self.level += 1;
     }
 
-    /// Whether the last line written is `text` (ignoring indentation).
-    pub fn last_line_is(&self, text: &str) -> bool {
-        self.out
-            .trim_end_matches('\n')
-            .rsplit('\n')
-            .next()
-            .is_some_and(|l| l.trim_start() == text)
-    }
-
     pub fn finish(self) -> String {
         self.out
     }

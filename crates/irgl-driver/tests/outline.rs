@@ -52,7 +52,7 @@ fn outer_outlines_the_outermost_node_with_its_scalars_and_kernels() {
     assert_eq!(cs[0].kernels, [bfs]);
     for needle in [
         "__global__ void __launch_bounds__(BLOCK) irgl_control0(",
-        "__device__ __noinline__ void irgl_dev_bfs(",
+        "__device__ __forceinline__ void irgl_dev_bfs(",
         "irgl::launch_cooperative(\"irgl_control0",
         "h.wl.permute(irgl_s.roles);",
         "h.wl.check_overflow_any(",
@@ -127,4 +127,37 @@ fn unknown_unoutlinable_and_nested_nodes_are_errors() {
 
     assert!(irgl_driver::OptConfig::from_args(&["--outline", "x1"]).is_err());
     assert!(irgl_driver::OptConfig::from_args(&["--outline", "r"]).is_err());
+}
+
+/// The grid barriers in the body of the first `while (true)` loop of a control kernel: the
+/// cost of a round.
+fn barriers_per_round(cuda: &str) -> usize {
+    let control = &cuda[cuda.find("irgl_control0(G").expect("a control kernel")..];
+    let body = &control[control.find("while (true) {").expect("a loop")..];
+    let mut depth = 0;
+    let mut barriers = 0;
+    for line in body.lines() {
+        depth += line.matches('{').count();
+        depth -= line.matches('}').count();
+        barriers += usize::from(line.trim() == "irgl::grid_sync();");
+        if depth == 0 {
+            break;
+        }
+    }
+    barriers
+}
+
+#[test]
+fn barriers_separate_only_what_conflicts() {
+    // bfs: one after the kernel (its pushes are read), one before the next kernel (the clear
+    // of its output list); the clear needs none before it, as nothing read that list since.
+    let bfs = common::compile("programs/bfs.irgl", &common::config("--outline outer"));
+    assert_eq!(barriers_per_round(&bfs.cuda), 2, "{}", bfs.cuda);
+    // No barrier before the first effect: the launch of the control kernel orders it.
+    let start = &bfs.cuda[bfs.cuda.find("irgl_control0(G").unwrap()..];
+    let first_effect = start.find("clear_device()").unwrap();
+    assert!(!start[..first_effect].contains("grid_sync"));
+    // sssp-nf: around each kernel, before the retry loop and at the end of each loop body.
+    let nf = common::compile("programs/sssp-nf.irgl", &common::config("--outline outer"));
+    assert_eq!(barriers_per_round(&nf.cuda), 8, "{}", nf.cuda);
 }
