@@ -1,0 +1,73 @@
+// grid_barrier.cu -- the cost of one grid barrier (irgl::grid_sync) on this GPU, with the grid
+// an outlined control kernel gets: every block of 256 threads that can be resident. It is the
+// yardstick of iteration outlining: an outlined round costs at least one or two barriers.
+//
+//   grid_barrier [barriers] [repeats]   (default 10000 barriers, 10 repeats)
+//
+// Prints one JSON line: {"gpu": ..., "blocks": B, "threads": 256, "barriers": N,
+// "repeats": R, "median_ms": T, "us_per_barrier": U}.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "irgl/grid.cuh"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__global__ void __launch_bounds__(kThreads) barriers(int n, unsigned int* sink) {
+  unsigned int x = 0;
+  for (int i = 0; i < n; ++i) {
+    irgl::grid_sync();
+    x += static_cast<unsigned int>(i);
+  }
+  if (x == 1u) *sink = x;  // keeps the loop; never true for n > 2
+}
+
+}  // namespace
+
+#define CHECK(x)                                                                      \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      std::fprintf(stderr, "error: %s: %s\n", #x, cudaGetErrorString(e_));            \
+      return 1;                                                                       \
+    }                                                                                 \
+  } while (0)
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 10000;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 10;
+  if (n <= 2 || repeats <= 0) {
+    std::fprintf(stderr, "usage: grid_barrier [barriers > 2] [repeats > 0]\n");
+    return 1;
+  }
+  unsigned int* sink = nullptr;
+  CHECK(cudaMalloc(&sink, sizeof *sink));
+  int blocks = irgl::launch_cooperative("barriers", barriers, 0, kThreads, 0, 0, n, sink);  // warm-up
+  CHECK(cudaDeviceSynchronize());
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  std::vector<float> ms(repeats);
+  for (int i = 0; i < repeats; ++i) {
+    CHECK(cudaEventRecord(start));
+    blocks = irgl::launch_cooperative("barriers", barriers, 0, kThreads, 0, 0, n, sink);
+    CHECK(cudaEventRecord(stop));
+    CHECK(cudaEventSynchronize(stop));
+    CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+  }
+  std::sort(ms.begin(), ms.end());
+  const double median = repeats % 2 ? ms[repeats / 2] : (ms[repeats / 2 - 1] + ms[repeats / 2]) / 2.0;
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf(
+      "{\"gpu\": \"%s\", \"blocks\": %d, \"threads\": %d, \"barriers\": %d, \"repeats\": %d, \"median_ms\": %.4f, "
+      "\"us_per_barrier\": %.3f}\n",
+      prop.name, blocks, kThreads, n, repeats, median, 1000.0 * median / n);
+  return 0;
+}
