@@ -12,6 +12,7 @@ mod graph_cmd;
 mod opts;
 mod report;
 mod toolchain;
+mod tune_cmd;
 mod verify_cmd;
 
 /// The IrGL compiler: checks IrGL graph programs and compiles them to CUDA.
@@ -78,6 +79,9 @@ enum Command {
     Graph(graph_cmd::GraphCommand),
     /// Compare a program's output file with the CPU reference.
     Verify(verify_cmd::VerifyArgs),
+    /// The optimization space of a program: `--list` prints its variants (the options its
+    /// structure allows) and which generate the same CUDA.
+    Tune(tune_cmd::TuneArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -145,6 +149,7 @@ fn run(cli: Cli) -> ExitCode {
         } => emit(what, &file, after.as_deref(), ids, &opts),
         Command::Compile(args) => build_cmd::compile(&args),
         Command::Build(args) => build_cmd::build(&args),
+        Command::Tune(args) => tune_cmd::tune(&args),
         Command::Run(args) => return build_cmd::run(&args),
         Command::Graph(cmd) => return graph_cmd::run(cmd),
         Command::Verify(args) => return verify_cmd::run(args),

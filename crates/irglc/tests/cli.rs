@@ -236,3 +236,50 @@ fn emit_outline_prints_the_tree_and_bad_outline_options_exit_1() {
         assert_eq!(out.status.code(), Some(1), "{bad}");
     }
 }
+
+#[test]
+fn tune_lists_the_variants_and_says_it_measures_nothing_yet() {
+    let out = irglc(&["tune", "programs/bfs.irgl", "--list"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 2 outline choices x 1 block size = 80 variants, "),
+        "{first}"
+    );
+    assert!(stdout.contains("\nbaseline "), "{stdout}");
+    assert!(stdout.contains("same CUDA as agg-warp"), "{stdout}");
+    // Narrowed: two schedules, two block sizes, on a program without pushes or outline nodes.
+    let out = irglc(&[
+        "tune",
+        "programs/tc.irgl",
+        "--list",
+        "--schedules",
+        "serial,tb+wp+fg",
+        "--block-sizes",
+        "128,256",
+    ]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("= 4 variants, 4 distinct programs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("tb+wp+fg-b128  --block-size 128 --nested tb+wp+fg"),
+        "{stdout}"
+    );
+    // Without --list, and with a bad schedule: status 1 and a message.
+    let out = irglc(&["tune", "programs/bfs.irgl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("measures nothing yet"));
+    let out = irglc(&[
+        "tune",
+        "programs/bfs.irgl",
+        "--list",
+        "--schedules",
+        "tb+zz",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--schedules"));
+}

@@ -1,0 +1,16 @@
+//! The autotuner's search space. No single combination of optimizations is fastest for every
+//! program and input (the IrGL paper's section 5), so the tuner compiles them all and measures.
+//!
+//! A program's [`Dimensions`] come from its structure: nested-loop schedules only where a
+//! kernel has a nested `ForAll`, aggregation levels only where a kernel pushes, outline
+//! choices only where the outline tree has an outlinable node, block sizes as asked. The
+//! [`variants`] are their product, the baseline first. Many variants generate the same CUDA
+//! (an aggregation level that falls back to another, a schedule whose thresholds no loop
+//! reaches differently): [`distinct`] compiles each once, in process, and groups them by
+//! the generated code, so that the tuner builds and runs each distinct program once.
+
+mod space;
+
+pub use space::{
+    DEFAULT_SCHEDULES, Dimensions, Group, SpaceOptions, Variant, dimensions, distinct, variants,
+};

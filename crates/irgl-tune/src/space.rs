@@ -1,0 +1,256 @@
+//! The dimensions of a program's optimization space, their product, and its distinct programs.
+
+use std::collections::BTreeMap;
+
+use irgl_analysis::OutlineTree;
+use irgl_diagnostics::Diagnostic;
+use irgl_driver::Source;
+use irgl_ir::{Block, Body, Module, StmtKind, visit};
+use irgl_opt::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
+
+/// The nested-loop schedules tried by default: the paper's combinations of the thread-block,
+/// warp and fine-grained schedulers, and the edge-balanced ones.
+pub const DEFAULT_SCHEDULES: &[&str] = &[
+    "serial", "tb", "wp", "fg", "tb+wp", "tb+fg", "wp+fg", "tb+wp+fg", "eb", "tb+wp+eb",
+];
+
+/// What the user chooses about the space; the program's structure decides the rest.
+#[derive(Clone, Debug)]
+pub struct SpaceOptions {
+    pub schedules: Vec<ScheduleSpec>,
+    pub block_sizes: Vec<u32>,
+}
+
+impl Default for SpaceOptions {
+    fn default() -> Self {
+        SpaceOptions {
+            schedules: DEFAULT_SCHEDULES
+                .iter()
+                .map(|s| ScheduleSpec::parse(s).expect("a valid default schedule"))
+                .collect(),
+            block_sizes: vec![OptConfig::default().block_size],
+        }
+    }
+}
+
+/// The values of each option that can change a program's code.
+#[derive(Clone, Debug)]
+pub struct Dimensions {
+    pub schedules: Vec<ScheduleSpec>,
+    pub aggregates: Vec<AggregateLevel>,
+    pub outlines: Vec<OutlineConfig>,
+    pub block_sizes: Vec<u32>,
+    /// Why a dimension keeps only its default, one line each.
+    pub fixed: Vec<String>,
+}
+
+impl Dimensions {
+    /// The number of variants: the product of the dimensions.
+    pub fn product(&self) -> usize {
+        self.schedules.len() * self.aggregates.len() * self.outlines.len() * self.block_sizes.len()
+    }
+}
+
+/// One point of the space: a name in the style of `tests/option-sets.txt` and its options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub name: String,
+    pub config: OptConfig,
+}
+
+/// Variants whose generated CUDA is the same (the header with the options aside).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// Indices into the variants, the first one the group's representative.
+    pub members: Vec<usize>,
+}
+
+/// The dimensions of `m`'s space under `opts`.
+pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
+    let mut fixed = Vec::new();
+    let nested = m
+        .kernels
+        .iter()
+        .any(|(_, k)| has_nested_forall(&k.body, &k.body.block, 0));
+    let schedules = if nested {
+        opts.schedules.clone()
+    } else {
+        fixed.push("schedule: no kernel has a nested ForAll".to_string());
+        vec![ScheduleSpec::serial()]
+    };
+    let pushes = m.kernels.iter().any(|(_, k)| {
+        visit::block_any(&k.body, &k.body.block, &|s| matches!(s, StmtKind::Push(_)))
+    });
+    let aggregates = if pushes {
+        // Warp before thread and block, which fall back to it: the first of a group of
+        // variants with the same code names the level that code has.
+        vec![
+            AggregateLevel::None,
+            AggregateLevel::Warp,
+            AggregateLevel::Thread,
+            AggregateLevel::Block,
+        ]
+    } else {
+        fixed.push("aggregation: no kernel pushes to a worklist".to_string());
+        vec![AggregateLevel::None]
+    };
+    let tree = OutlineTree::build(m);
+    let nodes: Vec<String> = tree
+        .nodes()
+        .into_iter()
+        .filter(|n| n.outlinable.is_ok())
+        .map(|n| n.name())
+        .collect();
+    let mut outlines = vec![OutlineConfig::None];
+    if nodes.is_empty() {
+        fixed.push("outlining: no node of the outline tree can be outlined".to_string());
+    } else {
+        outlines.push(OutlineConfig::Outer);
+        // Each node alone too, when that is not what `outer` does.
+        let outer: Vec<String> = tree.roots.iter().flat_map(outermost_outlinable).collect();
+        for n in &nodes {
+            if outer != [n.clone()] {
+                outlines.push(OutlineConfig::parse(n).expect("a node name parses"));
+            }
+        }
+    }
+    Dimensions {
+        schedules,
+        aggregates,
+        outlines,
+        block_sizes: opts.block_sizes.clone(),
+        fixed,
+    }
+}
+
+/// The names of the outermost outlinable nodes under `n` (what `--outline outer` picks).
+fn outermost_outlinable(n: &irgl_analysis::OutlineNode) -> Vec<String> {
+    if n.outlinable.is_ok() {
+        vec![n.name()]
+    } else {
+        n.children.iter().flat_map(outermost_outlinable).collect()
+    }
+}
+
+/// Whether a `ForAll` in `block` lies inside another (`depth` enclosing `ForAll`s so far).
+fn has_nested_forall(body: &Body, block: &Block, depth: usize) -> bool {
+    block.iter().any(|&s| {
+        let kind = &body.stmts[s].kind;
+        let inner = match kind {
+            StmtKind::ForAll(_) if depth > 0 => return true,
+            StmtKind::ForAll(_) => depth + 1,
+            _ => depth,
+        };
+        visit::child_blocks(kind)
+            .into_iter()
+            .any(|b| has_nested_forall(body, b, inner))
+    })
+}
+
+/// The product of the dimensions, the baseline (serial, no aggregation, no outlining, the
+/// first block size) first.
+pub fn variants(d: &Dimensions) -> Vec<Variant> {
+    let mut out = Vec::with_capacity(d.product());
+    for &block_size in &d.block_sizes {
+        for outline in &d.outlines {
+            for &aggregate in &d.aggregates {
+                for schedule in &d.schedules {
+                    let mut config = OptConfig {
+                        block_size,
+                        ..OptConfig::default()
+                    };
+                    config.nested.default = schedule.clone();
+                    config.aggregate.default = aggregate;
+                    config.outline = outline.clone();
+                    out.push(Variant {
+                        name: name_of(&config),
+                        config,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `baseline`, or the schedule, `agg-LEVEL`, `outline` (`outline-r1` for a named node)
+/// joined by `+`, and `-bN` for a block size other than the default.
+fn name_of(c: &OptConfig) -> String {
+    let mut parts = Vec::new();
+    if c.nested.default != ScheduleSpec::serial() {
+        parts.push(c.nested.default.to_string());
+    }
+    if c.aggregate.default != AggregateLevel::None {
+        parts.push(format!("agg-{}", c.aggregate.default.name()));
+    }
+    match &c.outline {
+        OutlineConfig::None => {}
+        OutlineConfig::Outer => parts.push("outline".to_string()),
+        nodes => parts.push(format!("outline-{nodes}")),
+    }
+    let mut name = if parts.is_empty() {
+        "baseline".to_string()
+    } else {
+        parts.join("+")
+    };
+    if c.block_size != OptConfig::default().block_size {
+        name.push_str(&format!("-b{}", c.block_size));
+    }
+    name
+}
+
+/// Compiles every variant and groups those that generate the same CUDA, in the order of
+/// their first member. A variant that does not compile is an error, with its name.
+pub fn distinct(
+    source: Source<'_>,
+    variants: &[Variant],
+) -> Result<Vec<Group>, (String, Vec<Diagnostic>)> {
+    let mut by_code: BTreeMap<String, usize> = BTreeMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    for (i, v) in variants.iter().enumerate() {
+        let compiled = irgl_driver::compile(source, &v.config).map_err(|d| (v.name.clone(), d))?;
+        let code = without_header(&compiled.cuda).to_string();
+        match by_code.get(&code) {
+            Some(&g) => groups[g].members.push(i),
+            None => {
+                by_code.insert(code, groups.len());
+                groups.push(Group { members: vec![i] });
+            }
+        }
+    }
+    Ok(groups)
+}
+
+/// The generated file without its leading comment lines (which name the options).
+fn without_header(cuda: &str) -> &str {
+    let mut rest = cuda;
+    while rest.starts_with("//") {
+        rest = rest.split_once('\n').map_or("", |(_, r)| r);
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_option_sets() {
+        let mut c = OptConfig::default();
+        assert_eq!(name_of(&c), "baseline");
+        c.aggregate.default = AggregateLevel::Warp;
+        assert_eq!(name_of(&c), "agg-warp");
+        c.nested.default = ScheduleSpec::parse("tb+fg").unwrap();
+        c.outline = OutlineConfig::Outer;
+        assert_eq!(name_of(&c), "tb+fg+agg-warp+outline");
+        c.outline = OutlineConfig::parse("r1").unwrap();
+        c.block_size = 128;
+        assert_eq!(name_of(&c), "tb+fg+agg-warp+outline-r1-b128");
+    }
+
+    #[test]
+    fn the_header_is_not_part_of_the_code() {
+        assert_eq!(without_header("// a\n// b\n#include x\n"), "#include x\n");
+        assert_eq!(without_header("// only"), "");
+    }
+}
