@@ -365,7 +365,10 @@ fn info(args: InfoArgs) -> Result<ExitCode, GraphError> {
             "diameter_estimate": s.diameter_estimate,
             "memory_bytes": s.memory_bytes,
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        crate::print_out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        ));
     } else {
         let yes = |b: bool| if b { "yes" } else { "no" };
         let lines = [

@@ -96,6 +96,18 @@ enum EmitKind {
     Outline,
 }
 
+/// Writes a command's output to stdout. A reader that stops early (`| head`) is not an error:
+/// the rest is dropped, as other tools do.
+pub(crate) fn print_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: cannot write the output: {e}");
+    }
+}
+
 /// The outcome of a command that did not succeed.
 pub(crate) enum Failure {
     /// The user's input is wrong; already reported.
@@ -234,7 +246,7 @@ fn fmt(files: &[PathBuf], check: bool, stdout: bool) -> Result<(), Failure> {
             }
         };
         if stdout {
-            print!("{formatted}");
+            print_out(&formatted);
         } else if check {
             if formatted != text {
                 eprintln!(
@@ -265,7 +277,7 @@ fn emit(
     match what {
         EmitKind::Ast => {
             let (program, _info) = check_file(&mut sources, path)?;
-            print!("{}", irgl_syntax::dump::dump_program(&program));
+            print_out(&irgl_syntax::dump::dump_program(&program));
         }
         EmitKind::Ir => {
             let config = opts.to_config().map_err(|e| {
@@ -288,7 +300,7 @@ fn emit(
             compile_traced(&mut sources, path, &config, &mut trace)?;
             drop(trace);
             match shown {
-                Some(text) => print!("{text}"),
+                Some(text) => print_out(&text),
                 None => {
                     eprintln!(
                         "error: --after {}: no such step; the steps are {}",
@@ -313,7 +325,7 @@ fn emit(
             compile_traced(&mut sources, path, &config, &mut trace)?;
             drop(trace);
             let m = module.expect("the pipeline ran");
-            print!("{}", irgl_analysis::OutlineTree::build(&m).render(&m));
+            print_out(&irgl_analysis::OutlineTree::build(&m).render(&m));
         }
     }
     Ok(())

@@ -3,7 +3,6 @@
 //! same CUDA; building, timing and verifying them on a GPU come next.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -106,7 +105,6 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             let _ = writeln!(out, "  {:width$}same CUDA as {}", vs[i].name, first.name);
         }
     }
-    // A closed pipe (`| head`) is not an error.
-    let _ = std::io::stdout().write_all(out.as_bytes());
+    crate::print_out(&out);
     Ok(())
 }

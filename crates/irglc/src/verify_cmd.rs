@@ -47,7 +47,7 @@ fn verify_files(args: &VerifyArgs) -> Result<ExitCode, GraphError> {
     let out = output::parse(BufReader::with_capacity(1 << 20, file), &name)?;
     let (g, _) = load_graph(&args.graph, &args.input_options)?;
     let verdict = verify::verify(args.program, &g, &out)?;
-    print!("{verdict}");
+    crate::print_out(&verdict.to_string());
     Ok(if verdict.ok {
         ExitCode::SUCCESS
     } else {

@@ -283,3 +283,36 @@ fn tune_lists_the_variants_and_says_it_measures_nothing_yet() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--schedules"));
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    // The read end of stdout is closed before irglc writes: the write fails with a broken
+    // pipe, which must end the command quietly, not as an internal error (status 2).
+    for args in [
+        &[
+            "emit",
+            "ir",
+            "programs/sssp-nf.irgl",
+            "--nested",
+            "tb+wp+fg",
+        ][..],
+        &["emit", "ast", "programs/mst.irgl"][..],
+        &["tune", "programs/bfs.irgl", "--list"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_irglc"))
+            .args(args)
+            .current_dir(workspace())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("irglc starts");
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("irglc ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("internal compiler error"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
