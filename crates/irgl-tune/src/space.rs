@@ -63,6 +63,16 @@ pub struct Variant {
 pub struct Group {
     /// Indices into the variants, the first one the group's representative.
     pub members: Vec<usize>,
+    /// The representative's generated CUDA, header included.
+    pub cuda: String,
+}
+
+impl Group {
+    /// The group's code without the header that names one variant's options: what identifies
+    /// the program (a build cache's key).
+    pub fn code(&self) -> &str {
+        without_header(&self.cuda)
+    }
 }
 
 /// The dimensions of `m`'s space under `opts`.
@@ -214,7 +224,10 @@ pub fn distinct(
             Some(&g) => groups[g].members.push(i),
             None => {
                 by_code.insert(code, groups.len());
-                groups.push(Group { members: vec![i] });
+                groups.push(Group {
+                    members: vec![i],
+                    cuda: compiled.cuda,
+                });
             }
         }
     }

@@ -95,7 +95,7 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 }
 
 /// The nvcc architecture: the flag, else the GPU of this machine.
-fn arch(flag: &Option<String>) -> Result<String, Failure> {
+pub(crate) fn arch(flag: &Option<String>) -> Result<String, Failure> {
     if let Some(a) = flag {
         if !a.starts_with("sm_") {
             eprintln!("error: --arch {a}: expected an architecture such as sm_90");
@@ -147,10 +147,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     let arch = arch(&args.arch)?;
-    // Build into the cache, keyed by the generated CUDA (which names the options) and the
-    // architecture.
+    // Build into the cache, keyed by the generated CUDA (which names the options), the
+    // architecture and the runtime headers.
     let (cu_text, needs) = generate(&args.file, &args.opts)?;
-    let key = fnv1a(&[cu_text.as_bytes(), arch.as_bytes()]);
+    let key = fnv1a(&[
+        cu_text.as_bytes(),
+        arch.as_bytes(),
+        &toolchain::runtime_key().to_le_bytes(),
+    ]);
     let dir = toolchain::cache_dir().join("build");
     std::fs::create_dir_all(&dir).map_err(|e| {
         eprintln!("error: cannot create {}: {e}", dir.display());

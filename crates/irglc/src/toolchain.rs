@@ -85,6 +85,16 @@ pub fn cache_dir() -> PathBuf {
 }
 
 /// A stable 64-bit FNV-1a hash, for cache keys.
+/// A hash of the runtime headers this irglc embeds: part of every build cache key, so that a
+/// program is rebuilt when the runtime changes.
+pub fn runtime_key() -> u64 {
+    let parts: Vec<&[u8]> = RUNTIME_HEADERS
+        .iter()
+        .flat_map(|(n, c)| [n.as_bytes(), c.as_bytes()])
+        .collect();
+    fnv1a(&parts)
+}
+
 pub fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
@@ -101,11 +111,7 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
 /// Writes the embedded runtime headers under the cache (once per content) and returns the
 /// include folder to pass to nvcc.
 pub fn runtime_include_dir() -> Result<PathBuf, String> {
-    let parts: Vec<&[u8]> = RUNTIME_HEADERS
-        .iter()
-        .flat_map(|(n, c)| [n.as_bytes(), c.as_bytes()])
-        .collect();
-    let dir = cache_dir().join(format!("runtime-{:016x}", fnv1a(&parts)));
+    let dir = cache_dir().join(format!("runtime-{:016x}", runtime_key()));
     let irgl = dir.join("irgl");
     if !irgl.join("runtime.cuh").is_file() {
         std::fs::create_dir_all(&irgl)

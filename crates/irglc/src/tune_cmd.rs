@@ -1,6 +1,8 @@
-//! `irglc tune`: the optimization space of a program. For now it lists the variants (the
+//! `irglc tune`: the optimization space of a program. `--list` lists the variants (the
 //! product of the dimensions the program's structure allows) and which of them generate the
-//! same CUDA; building, timing and verifying them on a GPU come next.
+//! same CUDA; `--build` builds each distinct program once into the build cache, in parallel
+//! (keyed by its code, the architecture and the runtime headers, so an interrupted build
+//! resumes where it stopped). Timing and verifying them on a GPU come next.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -16,10 +18,19 @@ use crate::{Failure, load, report};
 pub struct TuneArgs {
     /// The `.irgl` program.
     pub file: PathBuf,
-    /// List the variants and exit (the only mode so far: measuring them on a GPU is not
-    /// implemented yet).
+    /// List the variants and exit.
     #[arg(long)]
     pub list: bool,
+    /// Build every distinct variant with nvcc into the build cache (already built ones are
+    /// kept); a variant that fails to build is reported and left out.
+    #[arg(long, conflicts_with = "list")]
+    pub build: bool,
+    /// The GPU architecture to build for (default: this machine's GPU).
+    #[arg(long, value_name = "sm_XX")]
+    pub arch: Option<String>,
+    /// How many nvcc processes at once (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Block sizes to try, comma-separated (default: 256).
     #[arg(long, value_delimiter = ',', value_name = "N,...")]
     pub block_sizes: Vec<u32>,
@@ -30,13 +41,18 @@ pub struct TuneArgs {
 }
 
 pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
-    if !args.list {
+    if !args.list && !args.build {
         eprintln!(
-            "error: irglc tune measures nothing yet: building, timing and verifying the variants on a GPU is not implemented; `irglc tune {} --list` lists them",
+            "error: irglc tune measures nothing yet: timing and verifying the variants on a GPU is not implemented; `irglc tune {} --list` lists them, `--build` builds them",
             args.file.display()
         );
         return Err(Failure::User);
     }
+    let arch = if args.build {
+        Some(crate::build_cmd::arch(&args.arch)?)
+    } else {
+        None
+    };
     let mut opts = SpaceOptions::default();
     if !args.block_sizes.is_empty() {
         opts.block_sizes = args.block_sizes.clone();
@@ -106,5 +122,95 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         }
     }
     crate::print_out(&out);
+    if let Some(arch) = arch {
+        build_all(&module.name, &vs, &groups, &arch, args.jobs)?;
+    }
+    Ok(())
+}
+
+/// Builds the distinct programs into the cache, `jobs` nvcc processes at a time, with a
+/// progress bar; reports what was built, found built, and failed.
+fn build_all(
+    program: &str,
+    vs: &[irgl_tune::Variant],
+    groups: &[irgl_tune::Group],
+    arch: &str,
+    jobs: Option<usize>,
+) -> Result<(), Failure> {
+    let tc = crate::toolchain::find_toolchain().map_err(|e| {
+        eprintln!("error: {e}");
+        Failure::User
+    })?;
+    let runtime = crate::toolchain::runtime_key();
+    let dir = crate::toolchain::cache_dir().join("build");
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        eprintln!("error: cannot create {}: {e}", dir.display());
+        Failure::User
+    })?;
+    let exes: Vec<PathBuf> = groups
+        .iter()
+        .map(|g| {
+            let key = crate::toolchain::fnv1a(&[
+                g.code().as_bytes(),
+                arch.as_bytes(),
+                &runtime.to_le_bytes(),
+            ]);
+            dir.join(format!("{program}-{key:016x}"))
+        })
+        .collect();
+    let todo: Vec<usize> = (0..groups.len()).filter(|&i| !exes[i].is_file()).collect();
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let bar = indicatif::ProgressBar::new(todo.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("building {pos}/{len} [{bar:30}] {elapsed} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(todo.len()) {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&i) = todo.get(k) else { break };
+                    let name = &vs[groups[i].members[0]].name;
+                    bar.set_message(name.clone());
+                    let cu = exes[i].with_extension("cu");
+                    let built = std::fs::write(&cu, &groups[i].cuda)
+                        .map_err(|e| format!("cannot write {}: {e}", cu.display()))
+                        .and_then(|()| crate::toolchain::nvcc_build(&tc, &cu, &exes[i], arch));
+                    if let Err(e) = built {
+                        let _ = std::fs::remove_file(&exes[i]);
+                        failures
+                            .lock()
+                            .expect("no thread panicked")
+                            .push((name.clone(), e));
+                    }
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let failures = failures.into_inner().expect("no thread panicked");
+    eprintln!(
+        "built {} of {} distinct programs for {arch}, {} already built, {} failed (cache: {})",
+        todo.len() - failures.len(),
+        groups.len(),
+        groups.len() - todo.len(),
+        failures.len(),
+        dir.display()
+    );
+    for (name, e) in &failures {
+        let first = e.lines().take(4).collect::<Vec<_>>().join("\n  ");
+        eprintln!("error: variant {name} does not build, left out:\n  {first}");
+    }
+    if failures.len() == groups.len() {
+        eprintln!("error: no variant of {program} builds: nothing to tune");
+        return Err(Failure::User);
+    }
     Ok(())
 }

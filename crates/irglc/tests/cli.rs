@@ -273,6 +273,9 @@ fn tune_lists_the_variants_and_says_it_measures_nothing_yet() {
     let out = irglc(&["tune", "programs/bfs.irgl"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("measures nothing yet"));
+    // --build without --arch on a machine without a GPU, or with a bad one: status 1.
+    let out = irglc(&["tune", "programs/bfs.irgl", "--build", "--arch", "90"]);
+    assert_eq!(out.status.code(), Some(1));
     let out = irglc(&[
         "tune",
         "programs/bfs.irgl",
@@ -315,4 +318,78 @@ fn a_reader_that_stops_early_is_not_an_error() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// A scratch folder for one test, emptied first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("irglc-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A stand-in for nvcc at `path`: writes a script at the path after `-o`, or fails.
+fn fake_nvcc(path: &Path, fail: bool) {
+    let body = if fail {
+        "#!/bin/sh\necho 'fake nvcc: cannot compile' >&2\nexit 1\n"
+    } else {
+        "#!/bin/sh\nout=''\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = -o ]; then out=\"$2\"; shift; fi\n  shift\ndone\nprintf '#!/bin/sh\\nexit 0\\n' > \"$out\" && chmod +x \"$out\"\n"
+    };
+    std::fs::write(path, body).unwrap();
+    let status = Command::new("chmod").arg("+x").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn tune_builds_each_distinct_variant_once_into_the_cache() {
+    let dir = scratch("tune-build");
+    fake_nvcc(&dir.join("nvcc"), false);
+    let build = |cache: &str, nvcc: &str| {
+        Command::new(env!("CARGO_BIN_EXE_irglc"))
+            .args([
+                "tune",
+                "programs/bfs.irgl",
+                "--build",
+                "--arch",
+                "sm_90",
+                "--jobs",
+                "2",
+            ])
+            .current_dir(workspace())
+            .env("IRGLC_CACHE", dir.join(cache))
+            .env("IRGLC_NVCC", dir.join(nvcc))
+            .output()
+            .expect("irglc runs")
+    };
+    let out = build("cache", "nvcc");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("built 54 of 54 distinct programs for sm_90, 0 already built, 0 failed"),
+        "{stderr}"
+    );
+    let exes = std::fs::read_dir(dir.join("cache/build"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_none())
+        .count();
+    assert_eq!(exes, 54);
+    // Again: everything is found built.
+    let out = build("cache", "nvcc");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("built 0 of 54 distinct programs for sm_90, 54 already built"),
+        "{stderr}"
+    );
+    // A compiler that fails: every variant reported and left out, and nothing to tune.
+    fake_nvcc(&dir.join("bad-nvcc"), true);
+    let out = build("cache2", "bad-nvcc");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: variant baseline does not build, left out:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("fake nvcc: cannot compile"), "{stderr}");
+    assert!(stderr.contains("no variant of bfs builds"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
