@@ -8,9 +8,13 @@
 //! (an aggregation level that falls back to another, a schedule whose thresholds no loop
 //! reaches differently): [`distinct`] compiles each once, in process, and groups them by
 //! the generated code, so that the tuner builds and runs each distinct program once.
+//! [`rank`] turns what the runs measured into the ranking (never ranking a variant that ran
+//! wrong, failed or timed out) and [`to_csv`]/[`to_json`] into the result files.
 
+mod results;
 mod space;
 
+pub use results::{Measurement, Outcome, Placed, Ranking, median, rank, to_csv, to_json};
 pub use space::{
     DEFAULT_SCHEDULES, Dimensions, Group, SpaceOptions, Variant, dimensions, distinct, variants,
 };
