@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include "irgl/check.cuh"
 #include "irgl/grid.cuh"
 
 namespace {
@@ -30,15 +31,6 @@ __global__ void __launch_bounds__(kThreads) barriers(int n, unsigned int* sink) 
 
 }  // namespace
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "error: %s: %s\n", #x, cudaGetErrorString(e_));            \
-      return 1;                                                                       \
-    }                                                                                 \
-  } while (0)
-
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 10000;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 10;
@@ -47,24 +39,24 @@ int main(int argc, char** argv) {
     return 1;
   }
   unsigned int* sink = nullptr;
-  CHECK(cudaMalloc(&sink, sizeof *sink));
+  IRGL_CHECK(cudaMalloc(&sink, sizeof *sink));
   int blocks = irgl::launch_cooperative("barriers", barriers, 0, kThreads, 0, 0, n, sink);  // warm-up
-  CHECK(cudaDeviceSynchronize());
+  IRGL_CHECK(cudaDeviceSynchronize());
   cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
+  IRGL_CHECK(cudaEventCreate(&start));
+  IRGL_CHECK(cudaEventCreate(&stop));
   std::vector<float> ms(repeats);
   for (int i = 0; i < repeats; ++i) {
-    CHECK(cudaEventRecord(start));
+    IRGL_CHECK(cudaEventRecord(start));
     blocks = irgl::launch_cooperative("barriers", barriers, 0, kThreads, 0, 0, n, sink);
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+    IRGL_CHECK(cudaEventRecord(stop));
+    IRGL_CHECK(cudaEventSynchronize(stop));
+    IRGL_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
   }
   std::sort(ms.begin(), ms.end());
   const double median = repeats % 2 ? ms[repeats / 2] : (ms[repeats / 2 - 1] + ms[repeats / 2]) / 2.0;
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  IRGL_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf(
       "{\"gpu\": \"%s\", \"blocks\": %d, \"threads\": %d, \"barriers\": %d, \"repeats\": %d, \"median_ms\": %.4f, "
       "\"us_per_barrier\": %.3f}\n",

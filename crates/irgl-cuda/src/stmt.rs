@@ -332,7 +332,7 @@ impl<'a> Emitter<'a> {
             (Some(init), Some(step)) => {
                 // A control kernel's loop starts clean, from before it and from its back edge.
                 self.flush();
-                self.need_reads(&l.cond.into_iter().collect::<Vec<_>>());
+                self.need_reads(l.cond.as_slice());
                 let head = self.hazards();
                 self.w.open(head_text(init, &cond, step));
                 self.continues.push(ContinueAs::Continue);
@@ -349,7 +349,7 @@ impl<'a> Emitter<'a> {
                 self.w.open("{");
                 self.block(&l.init);
                 self.flush();
-                self.need_reads(&l.cond.into_iter().collect::<Vec<_>>());
+                self.need_reads(l.cond.as_slice());
                 let head = self.hazards();
                 let label = format!("irgl_next_{}", s.index());
                 self.w.open(format!(

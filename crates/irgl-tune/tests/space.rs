@@ -28,35 +28,40 @@ fn programs() -> Vec<(String, String)> {
     out
 }
 
+/// Calls `f` with the source of the program at `rel` (from the workspace root).
+fn with_source<R>(rel: &str, f: impl FnOnce(Source<'_>) -> R) -> R {
+    let text = std::fs::read_to_string(workspace().join(rel)).expect("readable");
+    let mut sources = SourceMap::new();
+    let file = sources.add(rel.to_string(), text.clone());
+    f(Source {
+        file,
+        name: rel,
+        text: &text,
+    })
+}
+
 #[test]
 fn every_program_has_its_space() {
     let mut report = String::new();
     for (name, rel) in programs() {
-        let text = std::fs::read_to_string(workspace().join(&rel)).expect("readable");
-        let mut sources = SourceMap::new();
-        let file = sources.add(rel.clone(), text.clone());
-        let source = Source {
-            file,
-            name: &rel,
-            text: &text,
-        };
-        let (module, _) = irgl_driver::lower(source).expect("the program checks");
-        let d = dimensions(&module, &SpaceOptions::default());
-        let vs = variants(&d);
-        assert_eq!(vs.len(), d.product(), "{name}");
-        assert_eq!(vs[0].name, "baseline", "{name}: the baseline first");
-        let mut names: Vec<&str> = vs.iter().map(|v| v.name.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), vs.len(), "{name}: variant names are unique");
-        let groups = distinct(source, &vs).unwrap_or_else(|(v, _)| panic!("{name}@{v}"));
-        let members: usize = groups.iter().map(|g| g.members.len()).sum();
-        assert_eq!(members, vs.len(), "{name}: every variant in one group");
-        assert_eq!(
-            groups[0].members[0], 0,
-            "{name}: the baseline leads its group"
-        );
-        writeln!(
+        with_source(&rel, |source| {
+            let (module, _) = irgl_driver::lower(source).expect("the program checks");
+            let d = dimensions(&module, &SpaceOptions::default());
+            let vs = variants(&d);
+            assert_eq!(vs.len(), d.product(), "{name}");
+            assert_eq!(vs[0].name, "baseline", "{name}: the baseline first");
+            let mut names: Vec<&str> = vs.iter().map(|v| v.name.as_str()).collect();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), vs.len(), "{name}: variant names are unique");
+            let groups = distinct(source, &vs).unwrap_or_else(|(v, _)| panic!("{name}@{v}"));
+            let members: usize = groups.iter().map(|g| g.members.len()).sum();
+            assert_eq!(members, vs.len(), "{name}: every variant in one group");
+            assert_eq!(
+                groups[0].members[0], 0,
+                "{name}: the baseline leads its group"
+            );
+            writeln!(
             report,
             "{name}: {} schedules x {} aggregation levels x {} outline choices x {} block sizes = {} variants, {} distinct programs",
             d.schedules.len(),
@@ -67,25 +72,19 @@ fn every_program_has_its_space() {
             groups.len()
         )
         .unwrap();
-        for f in &d.fixed {
-            writeln!(report, "  fixed {f}").unwrap();
-        }
+            for f in &d.fixed {
+                writeln!(report, "  fixed {f}").unwrap();
+            }
+        });
     }
     insta::assert_snapshot!(report);
 }
 
 #[test]
 fn block_sizes_multiply_the_space() {
-    let rel = "programs/bfs.irgl";
-    let text = std::fs::read_to_string(workspace().join(rel)).expect("readable");
-    let mut sources = SourceMap::new();
-    let file = sources.add(rel.to_string(), text.clone());
-    let source = Source {
-        file,
-        name: rel,
-        text: &text,
-    };
-    let (module, _) = irgl_driver::lower(source).expect("bfs checks");
+    let (module, _) = with_source("programs/bfs.irgl", |source| {
+        irgl_driver::lower(source).expect("bfs checks")
+    });
     let one = dimensions(&module, &SpaceOptions::default());
     let opts = SpaceOptions {
         block_sizes: vec![256, 128],
