@@ -1,8 +1,10 @@
 // Grid barrier tests: a multi-phase kernel in which each phase reads what
 // other blocks wrote in the previous one; block arrival counting across a
-// barrier; residency computation; an outlined BFS Iterate (worklists swapped
-// on the device, grid barrier between rounds) checked against a CPU BFS; and
-// the "cannot make kernel K resident" error.
+// barrier; a barrier's action (grid_sync_then) and the control kernels'
+// reduction flag (RoundFlag) over many rounds with one barrier each; residency
+// computation; an outlined BFS Iterate (worklists swapped on the device, grid
+// barrier between rounds) checked against a CPU BFS; and the "cannot make
+// kernel K resident" error.
 #include <irgl/runtime.cuh>
 
 #include <queue>
@@ -36,6 +38,27 @@ __global__ void arrivals(unsigned int* counter, unsigned int* bad) {
   if (threadIdx.x == 0) atomicAdd(counter, 1u);
   irgl::grid_sync();
   if (*reinterpret_cast<volatile unsigned int*>(counter) != gridDim.x) atomicAdd(bad, 1u);
+}
+
+/// Rounds of one barrier each, as an outlined loop with a reduction runs them: a
+/// new reduction (no write), the contributions, a barrier whose action counts the
+/// round, then every thread reads the count and the result, and goes straight on
+/// to the next round's contributions (to the flag's other word). Any rounds have
+/// one true value when r % 3 != 0; All rounds one false value when r % 3 == 1.
+__global__ void flag_rounds(unsigned int* words, unsigned int* count, unsigned int* bad, uint32_t rounds) {
+  const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t total = gridDim.x * blockDim.x;
+  irgl::RoundFlag flag{words};
+  for (uint32_t r = 0; r < rounds; ++r) {
+    const irgl::Reduce kind = r % 2 == 0 ? irgl::Reduce::Any : irgl::Reduce::All;
+    flag.start(kind);
+    const uint32_t special = (r * 7919u) % total;
+    const bool value = kind == irgl::Reduce::Any ? (r % 3 != 0 && tid == special) : !(r % 3 == 1 && tid == special);
+    flag.contribute(kind, value);
+    irgl::grid_sync_then([&] { *count += 1u; });
+    const bool expected = kind == irgl::Reduce::Any ? r % 3 != 0 : r % 3 != 1;
+    if (flag.result() != expected || *reinterpret_cast<volatile unsigned int*>(count) != r + 1) atomicAdd(bad, 1u);
+  }
 }
 
 constexpr uint32_t kInf = 0xffffffffu;
@@ -101,6 +124,18 @@ TEST(arrivals_visible_after_barrier) {
   IRGL_CHECK_LAUNCH("arrivals");
   EXPECT_EQ(counter.to_host()[0], unsigned(blocks));
   EXPECT_EQ(bad.to_host()[0], 0u);
+}
+
+TEST(barrier_actions_and_round_flags) {
+  for (int blocks : {0, 1, 5}) {  // all resident blocks; one; a few
+    irgl::DeviceArray<unsigned int> words(2, 0u), count(1, 0u), bad(1, 0u);
+    const uint32_t rounds = 600;
+    irgl::launch_cooperative("flag_rounds", flag_rounds, blocks, kThreads, 0, 0, words.data(), count.data(),
+                             bad.data(), rounds);
+    IRGL_CHECK_LAUNCH("flag_rounds");
+    EXPECT_EQ(count.to_host()[0], rounds);
+    EXPECT_EQ(bad.to_host()[0], 0u);
+  }
 }
 
 TEST(residency_matches_occupancy) {
@@ -178,6 +213,7 @@ int main(int argc, char** argv) {
   }
   RUN(multi_phase);
   RUN(arrivals_visible_after_barrier);
+  RUN(barrier_actions_and_round_flags);
   RUN(residency_matches_occupancy);
   RUN(outlined_bfs);
   RUN(not_resident_error);

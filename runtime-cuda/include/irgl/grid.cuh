@@ -2,6 +2,9 @@
 // outlined control kernels.
 //
 // Device: irgl::grid_sync() -- cooperative_groups::this_grid().sync().
+//         irgl::grid_sync_then(action) -- a grid barrier whose last arriving thread
+//         runs action() before it releases the others (one thread, once; what it
+//         writes is visible to every thread after the barrier).
 // PRECONDITION: the kernel was launched with cudaLaunchCooperativeKernel (use
 // irgl::launch_cooperative below) with no more blocks than can be resident at
 // once, and every thread of the grid reaches each grid_sync() the same number
@@ -32,6 +35,44 @@ namespace irgl {
 /// Grid-wide barrier (see the preconditions above). Also a memory fence:
 /// writes before it are visible to all threads of the grid after it.
 __device__ __forceinline__ void grid_sync() { cooperative_groups::this_grid().sync(); }
+
+namespace detail {
+/// The arrival count and generation of grid_sync_then, a cache line apart (the
+/// waiting blocks poll the generation while the others add to the count).
+struct BarrierWords {
+  unsigned int count;
+  unsigned int pad[31];
+  unsigned int generation;
+};
+static __device__ BarrierWords barrier_words;
+}  // namespace detail
+
+/// Grid-wide barrier (the preconditions of grid_sync) whose last arriving
+/// block's first thread runs `action()` after every thread of the grid has
+/// arrived and before any leaves: a leader's write that must follow what every
+/// thread did before the barrier and precede what any does after, for the cost
+/// of one barrier instead of two. It costs about one L2 round trip more than
+/// grid_sync (the last arrival must see that it is last before it releases).
+template <class Action>
+__device__ __forceinline__ void grid_sync_then(Action action) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    volatile unsigned int* generation = &detail::barrier_words.generation;
+    const unsigned int g = *generation;  // cannot move on before this block arrives
+    __threadfence();                     // this block's writes, before its arrival
+    if (atomicAdd(&detail::barrier_words.count, 1u) == gridDim.x - 1) {
+      detail::barrier_words.count = 0u;  // nobody adds before the release below
+      action();
+      __threadfence();
+      *generation = g + 1u;
+    } else {
+      while (*generation == g) {
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
 
 /// Computes how many blocks of `kernel` (block_threads threads, dyn_smem bytes
 /// of dynamic shared memory) can be resident at once on the current device.
@@ -77,6 +118,15 @@ cudaError_t launch_coop_impl(void (*kernel)(Params...), dim3 grid, dim3 block, s
   return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid, block, ptrs, smem, stream);
 }
 }  // namespace detail
+
+/// The number of multiprocessors of the current device (for grids of k blocks
+/// per multiprocessor).
+inline int sm_count() {
+  int dev = 0, sms = 0;
+  IRGL_CHECK(cudaGetDevice(&dev));
+  IRGL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
 
 /// Launches `kernel(args...)` cooperatively with min(blocks, residency) blocks
 /// of block_threads threads (all resident blocks when blocks <= 0); returns the

@@ -7,6 +7,11 @@
 // Device: view.contribute_any(b) / contribute_all(b) / contribute(kind, b), from
 // any (divergent) code: the converged lanes (__activemask) vote together and
 // at most one atomic per warp reaches memory, only when the result changes.
+//
+// Control kernels (iteration outlining) use RoundFlag instead: two words taken in
+// turn, each reduction's hits stamped with its number, so that a reduction
+// needs no reset in memory, and the next round's contributions need no grid
+// barrier after this round's reads of its result.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -39,6 +44,36 @@ struct ReduceFlag {
     } else {
       contribute_all(value);
     }
+  }
+};
+
+/// The reduction flag of a control kernel. Every thread keeps its own copy of
+/// the view and calls start() alike, before the launches that contribute.
+/// start() takes the other word and the next stamp: a contribution that decides
+/// the result (Any: a true value; All: a false one) writes the stamp to the
+/// word, and the result is whether the word holds it. The words must be zero
+/// when the control kernel starts; the stamp starts at 1, so that a word never
+/// holds a stamp before its reduction (until the stamp wraps, after 2^32 of them).
+struct RoundFlag {
+  unsigned int* words = nullptr;  // two
+  unsigned int stamp = 1;
+  Reduce kind = Reduce::Any;
+
+  __device__ __forceinline__ unsigned int* word() const { return words + (stamp & 1u); }
+  /// A new reduction of `kind` (every thread alike; no memory is written).
+  __device__ __forceinline__ void start(Reduce k) {
+    ++stamp;
+    kind = k;
+  }
+  __device__ __forceinline__ void contribute(Reduce k, bool value) const {
+    const unsigned mask = __activemask();
+    const bool decides = k == Reduce::Any ? __any_sync(mask, value) : !__all_sync(mask, value);
+    if (decides && elect_leader(mask)) atomicExch(word(), stamp);
+  }
+  /// The result, after the grid barrier that follows the contributions.
+  __device__ __forceinline__ bool result() const {
+    const bool hit = *reinterpret_cast<volatile unsigned int*>(word()) == stamp;
+    return kind == Reduce::Any ? hit : !hit;
   }
 };
 

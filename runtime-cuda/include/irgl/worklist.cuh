@@ -59,9 +59,11 @@ struct Worklist {
   uint32_t capacity = 0;
 
   /// Number of valid items: min(count, capacity). Meant for a worklist that no
-  /// thread pushes to during the kernel (the input worklist).
+  /// thread pushes to during the kernel (the input worklist), or, in a control
+  /// kernel, one that nothing pushes to since the last grid barrier: a plain
+  /// load, which the compiler may share between the reads of one interval.
   __device__ __forceinline__ uint32_t size() const {
-    const unsigned long long c = *reinterpret_cast<volatile unsigned long long*>(&ctl->count);
+    const unsigned long long c = ctl->count;
     return c < capacity ? static_cast<uint32_t>(c) : capacity;
   }
   /// The item at `index`. Precondition: index < size().
@@ -113,10 +115,12 @@ struct Worklist {
     return block_atomic_add<BLOCK_THREADS>(&ctl->count, n);
   }
 
-  /// Whether some push or write of this run overflowed.
+  /// Whether some push or write of this run overflowed. For a control kernel,
+  /// after the grid barrier that follows the pushes (plain loads, as size()).
   __device__ __forceinline__ bool overflowed() const {
-    return *reinterpret_cast<volatile unsigned int*>(&ctl->overflow) != 0u ||
-           *reinterpret_cast<volatile unsigned long long*>(&ctl->count) > capacity;
+    const unsigned int flag = ctl->overflow;
+    const unsigned long long c = ctl->count;
+    return (flag != 0u) | (c > capacity);
   }
 
   /// Empties the worklist from the device (for outlined iteration loops).
