@@ -10,13 +10,20 @@
 //! Grid barriers separate what conflicts, and only that: the emitter keeps the [`Hazards`]
 //! since the last barrier (what was read and written, by resource: each worklist view, the
 //! reduction flag, the state block, the graph's data) and puts a barrier before a statement
-//! that writes what was read or written since, or reads what was written since. A launch reads
-//! and writes everything. A worklist swap renames the views in the hazards, so that they stay
-//! in the names the code uses. Control flow: an `if` joins the hazards of its paths; a loop
-//! starts clean (a barrier before it and at the end of its body, or before a `continue`, if
-//! anything is pending), and after it come the hazards of its breaks and of its head. So a
-//! bfs round has two barriers: after the kernel, and before the next one (the clear of the
-//! next output list needs none: nothing reads that list since the kernel's barrier).
+//! that writes what was read or written since, or reads what was written since. A launch
+//! reads the graph's data and the input list, and writes the data and the lists its kernel
+//! pushes to (a kernel with a grid barrier of its own: everything). A worklist swap renames
+//! the views in the hazards, so that they stay in the names the code uses. Control flow: an
+//! `if` joins the hazards of its paths; a loop's body starts from hazards that cover both its
+//! entry and its back edge (found by emitting the body aside until they agree), so that a
+//! barrier goes only where an access of one round conflicts with one of the round before;
+//! after the loop come the hazards of its breaks and of its head.
+//!
+//! A leader's worklist clear that nothing has touched since the last barrier, with only
+//! straight-line code and stops between, joins that barrier as its action
+//! (`irgl::grid_sync_then`): the last thread to arrive clears the list before it releases the
+//! others. So a bfs round has one barrier: after the kernel, whose last arrival also empties
+//! the list that becomes the next output.
 //!
 //! At the end one thread writes the scalars the control assigns, the rounds counted, the
 //! worklists' roles and why it stopped early (an overflow, an `Initial` item out of range) to
@@ -39,14 +46,40 @@ pub(crate) struct ControlDef {
 }
 
 /// The control statement's state of emission: the kernels it calls, whether a stop jumps
-/// to the end, the hazards since the last barrier, and those of the breaks of each enclosing
-/// loop (innermost last).
+/// to the end, the hazards since the last barrier, those of the breaks and of the continues
+/// of each enclosing loop (innermost last; no continues where a loop's body starts clean and
+/// a `continue` flushes), and the last barrier while a clear may join it.
 #[derive(Clone, Debug)]
 pub(crate) struct ControlCtx {
     pub calls: Vec<KernelId>,
     pub exit_used: bool,
     pub hazards: Hazards,
     pub breaks: Vec<Hazards>,
+    pub continues: Vec<Option<Hazards>>,
+    pub hoist: Option<Hoist>,
+}
+
+/// The last grid barrier, while a leader's worklist clear may still join it as its action:
+/// since it, only straight-line code and stops.
+#[derive(Clone, Debug)]
+pub(crate) struct Hoist {
+    /// Where the barrier's line starts in the writer's text.
+    at: usize,
+    /// For each view (in, out, retry), the view that had its list at the barrier.
+    views: [usize; 3],
+    /// The actions so far.
+    actions: Vec<String>,
+}
+
+/// The views of a control kernel, by role.
+const VIEWS: [&str; 3] = ["irgl_in", "irgl_out", "irgl_retry"];
+
+fn role(w: WorklistRef) -> usize {
+    match w {
+        WorklistRef::In => 0,
+        WorklistRef::Out => 1,
+        WorklistRef::Retry => 2,
+    }
 }
 
 /// What the threads of a control kernel read and wrote since the last grid barrier, as sets of
@@ -68,7 +101,9 @@ impl Hazards {
     pub const STATE: u8 = 16;
     /// Graph properties and globals.
     pub const DATA: u8 = 32;
-    pub const ALL: u8 = 63;
+    /// The reduction flag's other word (`irgl::RoundFlag`), which the next reduction takes.
+    pub const FLAG2: u8 = 64;
+    pub const ALL: u8 = 127;
 
     pub fn is_empty(self) -> bool {
         self.reads == 0 && self.writes == 0
@@ -104,6 +139,24 @@ impl Hazards {
         }
     }
 
+    /// The hazards after a reduction starts on the flag's other word.
+    pub fn flag_swapped(self) -> Hazards {
+        let swap = |set: u8| {
+            let mut out = set & !(Hazards::FLAG | Hazards::FLAG2);
+            if set & Hazards::FLAG != 0 {
+                out |= Hazards::FLAG2;
+            }
+            if set & Hazards::FLAG2 != 0 {
+                out |= Hazards::FLAG;
+            }
+            out
+        };
+        Hazards {
+            reads: swap(self.reads),
+            writes: swap(self.writes),
+        }
+    }
+
     pub fn worklist(w: WorklistRef) -> u8 {
         match w {
             WorklistRef::In => Hazards::IN,
@@ -111,6 +164,32 @@ impl Hazards {
             WorklistRef::Retry => Hazards::RETRY,
         }
     }
+}
+
+/// What a launch of a kernel with `facts` reads and writes (see the module's header).
+pub(crate) fn launch_hazards(facts: &KernelFacts) -> Hazards {
+    if facts.cooperative {
+        return Hazards {
+            reads: Hazards::ALL,
+            writes: Hazards::ALL,
+        };
+    }
+    let mut reads = Hazards::DATA;
+    let mut writes = Hazards::DATA;
+    if facts.uses_worklist {
+        reads |= Hazards::IN | Hazards::OUT | Hazards::RETRY;
+    }
+    if facts.pushes {
+        writes |= Hazards::OUT;
+    }
+    if facts.retries {
+        writes |= Hazards::RETRY;
+    }
+    if facts.reduces {
+        reads |= Hazards::FLAG;
+        writes |= Hazards::FLAG;
+    }
+    Hazards { reads, writes }
 }
 
 /// The device state that evaluating `exprs` in a control kernel reads.
@@ -163,6 +242,7 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     s.line("uint32_t stopped;     // 0, or 1 + the index of the kernel whose pushes overflowed");
     s.line("uint32_t bad_initial; // an Initial item out of range: bad_item");
     s.line("uint32_t bad_item;");
+    s.line("uint32_t flags[2];    // the words of the reduction flag (irgl::RoundFlag), zero");
     s.close("};");
 
     let graph = cpp(&m.graph.name);
@@ -172,6 +252,8 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
         exit_used: false,
         hazards: Hazards::default(),
         breaks: Vec::new(),
+        continues: Vec::new(),
+        hoist: None,
     });
     e.w.line("const bool irgl_leader = blockIdx.x == 0 && threadIdx.x == 0;");
     let uses_worklists = c
@@ -186,6 +268,10 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
         });
     if uses_worklists {
         e.w.line("irgl::Worklist irgl_in = irgl_wl0, irgl_out = irgl_wl1, irgl_retry = irgl_wl2;");
+    }
+    let reduces = c.kernels.iter().any(|&k| m.kernels[k].facts().reduces);
+    if reduces {
+        e.w.line("irgl::RoundFlag irgl_reduce{irgl_state->flags};");
     }
     e.w.line("uint32_t irgl_roles[3] = {0u, 1u, 2u};");
     e.w.line("uint64_t irgl_iterations = 0;");
@@ -219,7 +305,7 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     e.w.line("irgl_state->stopped = irgl_stopped;");
     e.w.close("}");
     let kernel = format!(
-        "/// {}, outlined: the orchestration on the device, one resident grid.\n__global__ void __launch_bounds__(BLOCK) {}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, irgl::ReduceFlag irgl_reduce, {state}* irgl_state) {{\n{}}}",
+        "/// {}, outlined: the orchestration on the device, one resident grid.\n__global__ void __launch_bounds__(BLOCK) {}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {state}* irgl_state) {{\n{}}}",
         c.origin,
         kernel_name(c),
         e.w.finish()
@@ -255,11 +341,30 @@ impl Emitter<'_> {
         }
     }
 
+    /// A grid barrier: nothing is pending after it, and a clear may join it.
+    fn barrier(&mut self) {
+        let at = self.w.mark();
+        self.w.line("irgl::grid_sync();");
+        let c = self.ctx();
+        c.hazards = Hazards::default();
+        c.hoist = Some(Hoist {
+            at,
+            views: [0, 1, 2],
+            actions: Vec::new(),
+        });
+    }
+
+    /// Control flow branches or joins here: no clear after it may join a barrier before it.
+    pub(crate) fn end_straight_line(&mut self) {
+        if let Some(c) = self.control.as_mut() {
+            c.hoist = None;
+        }
+    }
+
     /// A grid barrier if anything is pending since the last one.
     pub(crate) fn flush(&mut self) {
         if !self.hazards().is_empty() {
-            self.w.line("irgl::grid_sync();");
-            self.set_hazards(Hazards::default());
+            self.barrier();
         }
     }
 
@@ -267,8 +372,7 @@ impl Emitter<'_> {
     /// pending; then they are pending.
     pub(crate) fn need(&mut self, reads: u8, writes: u8) {
         if self.hazards().conflicts(reads, writes) {
-            self.w.line("irgl::grid_sync();");
-            self.set_hazards(Hazards::default());
+            self.barrier();
         }
         let h = self.hazards().join(Hazards { reads, writes });
         self.set_hazards(h);
@@ -280,6 +384,29 @@ impl Emitter<'_> {
             let reads = device_reads(self.body(), exprs);
             self.need(reads, 0);
         }
+    }
+
+    /// The leader's clear of worklist view `w`: the action of the last barrier if nothing
+    /// touched the list since it, with straight-line code between; else an effect here.
+    fn control_clear(&mut self, w: WorklistRef) {
+        let bit = Hazards::worklist(w);
+        let name = VIEWS[role(w)];
+        let pending = self.hazards();
+        let c = self.ctx();
+        if let Some(h) = c.hoist.as_mut()
+            && !pending.conflicts(0, bit)
+        {
+            h.actions
+                .push(format!("{}.clear_device();", VIEWS[h.views[role(w)]]));
+            let text = format!("irgl::grid_sync_then([&] {{ {} }});", h.actions.join(" "));
+            let at = h.at;
+            self.w.replace_line(at, &text);
+            self.w.line(format!(
+                "// {name} was cleared by the last arrival at the barrier above"
+            ));
+            return;
+        }
+        self.control_effect(&[format!("{name}.clear_device();")], bit);
     }
 
     /// An effect on device state by one thread, that writes `writes`.
@@ -330,7 +457,8 @@ impl Emitter<'_> {
                         other => other.to_string(),
                     });
                 }
-                self.need(Hazards::ALL, Hazards::ALL);
+                let effects = launch_hazards(&facts);
+                self.need(effects.reads, effects.writes);
                 let call = format!("{}({});", device_fn_name(k), args.join(", "));
                 if facts.has_forall || facts.cooperative {
                     self.w.line(call);
@@ -338,10 +466,20 @@ impl Emitter<'_> {
                     // A kernel without a ForAll (or a grid barrier) runs on one thread.
                     self.w.line(format!("if (irgl_leader) {call}"));
                 }
-                if facts.uses_worklist {
-                    self.need(Hazards::OUT | Hazards::RETRY, 0);
-                    self.w
-                        .open("if (irgl_out.overflowed() || irgl_retry.overflowed()) {");
+                let mut pushed: Vec<(u8, &str)> = Vec::new();
+                if facts.pushes {
+                    pushed.push((Hazards::OUT, "irgl_out"));
+                }
+                if facts.retries {
+                    pushed.push((Hazards::RETRY, "irgl_retry"));
+                }
+                if !pushed.is_empty() {
+                    self.need(pushed.iter().fold(0, |r, (bit, _)| r | bit), 0);
+                    let tests: Vec<String> = pushed
+                        .iter()
+                        .map(|(_, view)| format!("{view}.overflowed()"))
+                        .collect();
+                    self.w.open(format!("if ({}) {{", tests.join(" || ")));
                     self.stop(&format!("irgl_stopped = {}u;", index + 1));
                     self.w.close("}");
                 }
@@ -406,6 +544,9 @@ impl Emitter<'_> {
                 };
                 let h = self.hazards().swapped(Hazards::worklist(*w));
                 self.set_hazards(h);
+                if let Some(hoist) = self.ctx().hoist.as_mut() {
+                    hoist.views.swap(0, role);
+                }
                 self.w.open("{  // every thread swaps its views alike");
                 self.w.line("const irgl::Worklist irgl_t = irgl_in;");
                 self.w.line(format!("irgl_in = {other};"));
@@ -414,14 +555,18 @@ impl Emitter<'_> {
                 self.w.line(format!("irgl_roles[0] = irgl_roles[{role}];"));
                 self.w.line(format!("irgl_roles[{role}] = irgl_r;"));
                 self.w.close("}");
-                self.control_effect(&[format!("{other}.clear_device();")], Hazards::worklist(*w));
+                self.control_clear(*w);
             }
             StmtKind::ReduceReset(r) => {
-                let identity = match r {
-                    Reduction::Any => "0u",
-                    Reduction::All => "1u",
+                // Every thread takes the flag's other word: nothing is written.
+                let h = self.hazards().flag_swapped();
+                self.set_hazards(h);
+                let kind = match r {
+                    Reduction::Any => "Any",
+                    Reduction::All => "All",
                 };
-                self.control_effect(&[format!("*irgl_reduce.flag = {identity};")], Hazards::FLAG);
+                self.w
+                    .line(format!("irgl_reduce.start(irgl::Reduce::{kind});"));
             }
             StmtKind::CountIteration => self.w.line("++irgl_iterations;"),
             StmtKind::Region(r) => {
@@ -464,8 +609,14 @@ impl Emitter<'_> {
         self.w
             .line(format!("irgl::DeviceArray<{state}> irgl_sd(1);"));
         self.w.line("irgl_sd.upload(&irgl_s, 1);");
+        let blocks = match c.grid {
+            GridSize::Resident => "0".to_string(),
+            GridSize::PerSm(1) => "irgl::sm_count()".to_string(),
+            GridSize::PerSm(k) => format!("{k} * irgl::sm_count()"),
+            GridSize::Blocks(n) => n.to_string(),
+        };
         self.w.line(format!(
-            "irgl::launch_cooperative(\"{kernel} ({})\", {kernel}, 0, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), h.reduce.view(), irgl_sd.data());",
+            "irgl::launch_cooperative(\"{kernel} ({})\", {kernel}, {blocks}, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), irgl_sd.data());",
             c.origin
         ));
         self.w.line(format!("IRGL_CHECK_LAUNCH(\"{kernel}\");"));
@@ -491,7 +642,8 @@ impl Emitter<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::Hazards;
+    use super::{Hazards, launch_hazards};
+    use irgl_ir::KernelFacts;
 
     #[test]
     fn conflicts_are_write_after_anything_and_read_after_write() {
@@ -531,5 +683,63 @@ mod tests {
         let r = h.swapped(Hazards::RETRY);
         assert_eq!(r.reads, Hazards::OUT | Hazards::FLAG);
         assert_eq!(r.writes, Hazards::RETRY);
+    }
+
+    #[test]
+    fn a_new_reduction_takes_the_other_word() {
+        let h = Hazards {
+            reads: Hazards::FLAG | Hazards::IN,
+            writes: Hazards::FLAG2,
+        };
+        let s = h.flag_swapped();
+        assert_eq!(s.reads, Hazards::FLAG2 | Hazards::IN);
+        assert_eq!(s.writes, Hazards::FLAG);
+        assert_eq!(s.flag_swapped(), h, "twice is the identity");
+        // The last round's read of its result does not stop the next round's contributions.
+        let read_result = Hazards {
+            reads: Hazards::FLAG,
+            writes: 0,
+        };
+        assert!(read_result.conflicts(0, Hazards::FLAG));
+        assert!(!read_result.flag_swapped().conflicts(0, Hazards::FLAG));
+    }
+
+    #[test]
+    fn a_launch_writes_what_its_kernel_pushes_to() {
+        let bfs = KernelFacts {
+            uses_worklist: true,
+            pops: true,
+            pushes: true,
+            has_forall: true,
+            ..KernelFacts::default()
+        };
+        let h = launch_hazards(&bfs);
+        assert_eq!(h.writes, Hazards::OUT | Hazards::DATA);
+        assert_eq!(
+            h.reads,
+            Hazards::IN | Hazards::OUT | Hazards::RETRY | Hazards::DATA
+        );
+        let relax = KernelFacts {
+            reduces: true,
+            has_forall: true,
+            ..KernelFacts::default()
+        };
+        let h = launch_hazards(&relax);
+        assert_eq!(h.writes, Hazards::FLAG | Hazards::DATA);
+        assert_eq!(h.reads & Hazards::IN, 0, "no worklist, no list read");
+        let retrying = KernelFacts {
+            uses_worklist: true,
+            retries: true,
+            ..KernelFacts::default()
+        };
+        assert_eq!(
+            launch_hazards(&retrying).writes,
+            Hazards::RETRY | Hazards::DATA
+        );
+        let sync = KernelFacts {
+            cooperative: true,
+            ..KernelFacts::default()
+        };
+        assert_eq!(launch_hazards(&sync).writes, Hazards::ALL);
     }
 }

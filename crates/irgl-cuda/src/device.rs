@@ -66,12 +66,20 @@ pub(crate) fn kernel_signature(k: &Kernel) -> String {
 /// inlined, so a `__noinline__` body whose grid-stride loop diverged reached the barrier with
 /// a split warp, and the barrier released early (compute-sanitizer's synccheck: "Divergent
 /// thread(s) in warp"; pr and sssp-nf gave wrong results on an H100).
+///
+/// A reducing kernel's function takes its flag as a template parameter: an
+/// `irgl::ReduceFlag` from its `__global__` kernel, an `irgl::RoundFlag` from a control kernel.
 pub(crate) fn device_function(k: &Kernel) -> (String, String) {
-    let params = kernel_params(k);
+    let mut params = kernel_params(k);
     let name = crate::control::device_fn_name(k);
-    let args: Vec<&str> = params.iter().map(|(_, n)| n.as_str()).collect();
+    let args: Vec<String> = params.iter().map(|(_, n)| n.clone()).collect();
+    let mut head = "__device__ __forceinline__".to_string();
+    if let Some(flag) = params.iter_mut().find(|(_, n)| n == "irgl_reduce") {
+        flag.0 = "Flag".to_string();
+        head = format!("template <class Flag>\n{head}");
+    }
     (
-        format!("__device__ __forceinline__ void {name}({})", typed(&params)),
+        format!("{head} void {name}({})", typed(&params)),
         format!("{name}({});", args.join(", ")),
     )
 }

@@ -146,10 +146,8 @@ impl<'a> Exprs<'a> {
             },
             ExprKind::ReduceResult => match self.side {
                 Side::Host => "h.reduce.read()".to_string(),
-                Side::Device => {
-                    "(*reinterpret_cast<volatile unsigned int*>(irgl_reduce.flag) != 0u)"
-                        .to_string()
-                }
+                // In a control kernel: every thread's view (`irgl::RoundFlag`).
+                Side::Device => "irgl_reduce.result()".to_string(),
             },
         }
     }

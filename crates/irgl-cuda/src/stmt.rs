@@ -137,12 +137,14 @@ impl<'a> Emitter<'a> {
                 then_block,
                 else_block,
             } => {
+                self.end_straight_line();
                 self.w.open(format!("if ({}) {{", self.x.cond(*cond)));
                 let start = self.hazards();
                 self.block(then_block);
                 let mut joined = self.hazards();
                 self.else_chain(else_block, start, &mut joined);
                 self.set_hazards(joined);
+                self.end_straight_line();
             }
             StmtKind::Loop(l) => self.loop_stmt(s, l),
             StmtKind::Break => {
@@ -153,7 +155,11 @@ impl<'a> Emitter<'a> {
                 self.w.line("break;");
             }
             StmtKind::Continue => {
-                self.flush();
+                let pending = self.hazards();
+                match self.control.as_mut().and_then(|c| c.continues.last_mut()) {
+                    Some(Some(top)) => *top = top.join(pending),
+                    _ => self.flush(),
+                }
                 let text = match self.continues.last() {
                     Some(ContinueAs::Continue) => "continue;".to_string(),
                     Some(ContinueAs::Break) => "break;".to_string(),
@@ -321,26 +327,17 @@ impl<'a> Emitter<'a> {
         };
         let init = header(self, &l.init);
         let step = header(self, &l.step);
-        if control {
-            self.control
-                .as_mut()
-                .unwrap()
-                .breaks
-                .push(Hazards::default());
-        }
+        self.end_straight_line();
         match (init, step) {
             (Some(init), Some(step)) => {
-                // A control kernel's loop starts clean, from before it and from its back edge.
-                self.flush();
-                self.need_reads(l.cond.as_slice());
-                let head = self.hazards();
+                let head = self.loop_head(l);
                 self.w.open(head_text(init, &cond, step));
                 self.continues.push(ContinueAs::Continue);
                 self.block_trips.push(false);
                 self.block(&l.body);
-                self.flush();
                 self.block_trips.pop();
                 self.continues.pop();
+                self.loop_back(head);
                 self.w.close("}");
                 self.after_loop(head);
             }
@@ -348,9 +345,8 @@ impl<'a> Emitter<'a> {
                 // A step of several statements (a reduction in `main`): `continue` jumps to it.
                 self.w.open("{");
                 self.block(&l.init);
-                self.flush();
-                self.need_reads(l.cond.as_slice());
-                let head = self.hazards();
+                self.end_straight_line();
+                let head = self.loop_head(l);
                 let label = format!("irgl_next_{}", s.index());
                 self.w.open(format!(
                     "while ({}) {{",
@@ -363,21 +359,130 @@ impl<'a> Emitter<'a> {
                 self.block_trips.pop();
                 self.continues.pop();
                 self.w.line(format!("{label}:;"));
+                self.join_continues();
                 self.block(&l.step);
-                self.flush();
+                self.loop_back(head);
                 self.w.close("}");
                 self.w.close("}");
                 self.after_loop(head);
             }
         }
+        self.end_straight_line();
+    }
+
+    /// Before a loop of a control kernel (no-op elsewhere): the hazards its body starts from,
+    /// which cover the entry and the back edge, so that the back edge needs no barrier. They
+    /// are found by emitting the body (and step) aside from the entry's hazards, and again
+    /// from the union with what it ends with, until that adds nothing. Where the condition
+    /// reads what those hazards write, the loop starts clean instead (a barrier before it and
+    /// at the end of its body). Pushes the loop's break and continue sets.
+    fn loop_head(&mut self, l: &Loop) -> Option<Hazards> {
+        let c = self.control.as_ref()?;
+        let entry = c.hazards;
+        let reads = crate::control::device_reads(self.body(), l.cond.as_slice());
+        let mut start = entry;
+        let mut settled = None;
+        // Each round adds a resource or stops: the sets are bounded.
+        for _ in 0..=2 * 8 {
+            if start.conflicts(reads, 0) {
+                break;
+            }
+            let head = start.join(Hazards { reads, writes: 0 });
+            let end = self.aside(|e| {
+                e.enter_loop(Some(head));
+                e.set_hazards(head);
+                e.continues.push(ContinueAs::Continue);
+                e.braced("", &l.body);
+                e.continues.pop();
+                e.join_continues();
+                e.block(&l.step);
+                let end = e.hazards();
+                e.leave_loop();
+                end
+            });
+            let next = start.join(end);
+            if next == start {
+                settled = Some(head);
+                break;
+            }
+            start = next;
+        }
+        match settled {
+            Some(head) => {
+                self.enter_loop(Some(head));
+                self.set_hazards(head);
+                Some(head)
+            }
+            None => {
+                self.flush();
+                self.need_reads(l.cond.as_slice());
+                let head = self.hazards();
+                self.enter_loop(None);
+                Some(head)
+            }
+        }
+    }
+
+    /// At the end of a loop's body (and step) in a control kernel: a barrier where the body
+    /// starts clean; else what is pending is within the head's hazards.
+    fn loop_back(&mut self, head: Option<Hazards>) {
+        self.join_continues();
+        let Some(c) = self.control.as_ref() else {
+            return;
+        };
+        match c.continues.last() {
+            Some(Some(_)) => {
+                let end = c.hazards;
+                let head = head.expect("a control loop's head");
+                debug_assert_eq!(head.join(end), head, "a loop's back edge beyond its head");
+            }
+            _ => self.flush(),
+        }
+    }
+
+    /// Where a `continue` lands before the step: the hazards of the continues join.
+    fn join_continues(&mut self) {
+        if let Some(c) = self.control.as_mut()
+            && let Some(Some(top)) = c.continues.last()
+        {
+            c.hazards = c.hazards.join(*top);
+        }
+    }
+
+    fn enter_loop(&mut self, head: Option<Hazards>) {
+        if let Some(c) = self.control.as_mut() {
+            c.breaks.push(Hazards::default());
+            c.continues.push(head.map(|_| Hazards::default()));
+        }
+    }
+
+    fn leave_loop(&mut self) -> Hazards {
+        let c = self.control.as_mut().expect("in a control kernel");
+        c.continues.pop();
+        c.breaks.pop().expect("the loop's breaks")
+    }
+
+    /// Runs `f` on a scratch copy of the emission state (writer and control context) and
+    /// returns its result; what it wrote is dropped.
+    fn aside<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let level = self.w.level();
+        let w = std::mem::replace(&mut self.w, Writer::new(level));
+        let control = self.control.clone();
+        let slots = self.loop_slots.clone();
+        let r = f(self);
+        self.w = w;
+        self.control = control;
+        self.loop_slots = slots;
+        r
     }
 
     /// After a loop of a control kernel: the hazards of its breaks and of its head (where
     /// the condition ends it).
-    fn after_loop(&mut self, head: Hazards) {
-        if let Some(c) = self.control.as_mut() {
-            let breaks = c.breaks.pop().expect("the loop's breaks");
-            c.hazards = head.join(breaks);
+    fn after_loop(&mut self, head: Option<Hazards>) {
+        if self.control.is_some() {
+            let breaks = self.leave_loop();
+            let head = head.expect("a control loop's head");
+            self.set_hazards(head.join(breaks));
         }
     }
 }

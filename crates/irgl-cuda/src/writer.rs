@@ -39,6 +39,22 @@ impl Writer {
         self.level += 1;
     }
 
+    /// Where the next line will start in the text (for [`Writer::replace_line`]).
+    pub fn mark(&self) -> usize {
+        self.out.len()
+    }
+
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
+    /// Replaces the text of the line that starts at `at` (keeping its indentation).
+    pub fn replace_line(&mut self, at: usize, text: &str) {
+        let end = at + self.out[at..].find('\n').expect("a whole line");
+        let indent = self.out[at..end].len() - self.out[at..end].trim_start().len();
+        self.out.replace_range(at + indent..end, text);
+    }
+
     pub fn finish(self) -> String {
         self.out
     }

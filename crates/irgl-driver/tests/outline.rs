@@ -139,7 +139,9 @@ fn barriers_per_round(cuda: &str) -> usize {
     for line in body.lines() {
         depth += line.matches('{').count();
         depth -= line.matches('}').count();
-        barriers += usize::from(line.trim() == "irgl::grid_sync();");
+        let line = line.trim();
+        barriers +=
+            usize::from(line == "irgl::grid_sync();" || line.starts_with("irgl::grid_sync_then("));
         if depth == 0 {
             break;
         }
@@ -149,15 +151,71 @@ fn barriers_per_round(cuda: &str) -> usize {
 
 #[test]
 fn barriers_separate_only_what_conflicts() {
-    // bfs: one after the kernel (its pushes are read), one before the next kernel (the clear
-    // of its output list); the clear needs none before it, as nothing read that list since.
+    // bfs: one, after the kernel (its pushes are read); its last arrival clears the list that
+    // becomes the next output, and nothing of the next round conflicts with the reads after
+    // it (the loop's head covers its back edge).
     let bfs = common::compile("programs/bfs.irgl", &common::config("--outline outer"));
-    assert_eq!(barriers_per_round(&bfs.cuda), 2, "{}", bfs.cuda);
+    assert_eq!(barriers_per_round(&bfs.cuda), 1, "{}", bfs.cuda);
+    assert!(
+        bfs.cuda
+            .contains("irgl::grid_sync_then([&] { irgl_in.clear_device(); });"),
+        "{}",
+        bfs.cuda
+    );
     // No barrier before the first effect: the launch of the control kernel orders it.
     let start = &bfs.cuda[bfs.cuda.find("irgl_control0(G").unwrap()..];
     let first_effect = start.find("clear_device()").unwrap();
     assert!(!start[..first_effect].contains("grid_sync"));
-    // sssp-nf: around each kernel, before the retry loop and at the end of each loop body.
+    // sssp-nf: after each kernel (three, one in the retry loop), and before remove_dups (the
+    // clear of its output list follows a loop, so it cannot join a barrier).
     let nf = common::compile("programs/sssp-nf.irgl", &common::config("--outline outer"));
-    assert_eq!(barriers_per_round(&nf.cuda), 8, "{}", nf.cuda);
+    assert_eq!(barriers_per_round(&nf.cuda), 5, "{}", nf.cuda);
+}
+
+#[test]
+fn a_clear_joins_a_barrier_only_across_straight_line_code() {
+    // The clear after the retry loop's swap is in the loop's body, after its head: it cannot
+    // join the barrier at the end of the previous iteration.
+    let nf = common::compile("programs/sssp-nf.irgl", &common::config("--outline outer"));
+    let retry_loop = &nf.cuda[nf.cuda.find("while (irgl_retry.size() != 0u)").unwrap()..];
+    let clear = retry_loop.find("irgl_retry.clear_device();").unwrap();
+    assert!(
+        retry_loop[..clear].contains("if (irgl_leader) {"),
+        "{}",
+        nf.cuda
+    );
+}
+
+#[test]
+fn the_control_grid_is_an_option() {
+    let bfs = common::compile(
+        "programs/bfs.irgl",
+        &common::config("--outline outer --outline-grid sm"),
+    );
+    assert!(bfs.cuda.contains("irgl_control0, irgl::sm_count(), BLOCK"));
+    assert!(bfs.cuda.contains("--outline outer --outline-grid sm"));
+    let bfs = common::compile(
+        "programs/bfs.irgl",
+        &common::config("--outline outer --outline-grid 4sm"),
+    );
+    assert!(
+        bfs.cuda
+            .contains("irgl_control0, 4 * irgl::sm_count(), BLOCK")
+    );
+    let bfs = common::compile(
+        "programs/bfs.irgl",
+        &common::config("--outline outer --outline-grid 33"),
+    );
+    assert!(bfs.cuda.contains("irgl_control0, 33, BLOCK"));
+    let e = irgl_driver::OptConfig::from_args(&["--outline-grid", "sm"])
+        .unwrap()
+        .validate()
+        .unwrap_err();
+    assert!(e[0].contains("applies only with --outline"), "{e:?}");
+    for bad in ["0", "0sm", "xsm", "big", "-1"] {
+        assert!(
+            irgl_driver::OptConfig::from_args(&["--outline-grid", bad]).is_err(),
+            "{bad}"
+        );
+    }
 }

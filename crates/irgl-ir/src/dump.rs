@@ -408,12 +408,13 @@ impl Printer<'_> {
                     .map(|&k| self.m.kernels[k].name.as_str())
                     .collect();
                 let head = format!(
-                    "control {} (outlined {}) in [{}] out [{}] calls [{}]",
+                    "control {} (outlined {}) in [{}] out [{}] calls [{}] grid {}",
                     c.id,
                     c.origin,
                     names(&c.inputs),
                     names(&c.outputs),
-                    kernels.join(", ")
+                    kernels.join(", "),
+                    c.grid
                 );
                 self.nested(s, &head, &c.body);
             }

@@ -582,6 +582,55 @@ pub struct Control {
     pub outputs: Vec<LocalId>,
     /// The kernels it launches, each once, in order.
     pub kernels: Vec<KernelId>,
+    /// How many blocks the control kernel runs on (at most what can be resident).
+    pub grid: GridSize,
+}
+
+/// The grid of a control kernel: how many blocks take part in its grid barriers. A barrier
+/// costs more with more blocks (about 1.1 µs up to one block per multiprocessor on an H100,
+/// 2.2 µs with every resident block of 256 threads), and a loop of many small rounds gains
+/// little from more threads; a loop of few large rounds gains from every thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GridSize {
+    /// Every block that can be resident.
+    #[default]
+    Resident,
+    /// This many blocks per multiprocessor (at most the resident ones).
+    PerSm(u32),
+    /// This many blocks (at most the resident ones).
+    Blocks(u32),
+}
+
+impl GridSize {
+    /// `resident`, `sm` (one block per multiprocessor), `Ksm` (K per multiprocessor) or a
+    /// number of blocks.
+    pub fn parse(s: &str) -> Result<GridSize, String> {
+        let positive = |t: &str| match t.parse::<u32>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "`{s}`: not a grid (resident, sm, a number of blocks per multiprocessor as 2sm, or a number of blocks)"
+            )),
+        };
+        match s {
+            "resident" => Ok(GridSize::Resident),
+            "sm" => Ok(GridSize::PerSm(1)),
+            _ => match s.strip_suffix("sm") {
+                Some(k) => positive(k).map(GridSize::PerSm),
+                None => positive(s).map(GridSize::Blocks),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for GridSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GridSize::Resident => f.write_str("resident"),
+            GridSize::PerSm(1) => f.write_str("sm"),
+            GridSize::PerSm(k) => write!(f, "{k}sm"),
+            GridSize::Blocks(n) => write!(f, "{n}"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -670,6 +719,8 @@ pub struct KernelFacts {
     pub uses_worklist: bool,
     /// Has an outermost `ForAll` over the input worklist: the launch is sized by its size.
     pub pops: bool,
+    /// Pushes to the output worklist.
+    pub pushes: bool,
     /// Pushes to the retry worklist (`Retry`, `Respawn`).
     pub retries: bool,
     /// Contributes to a reduction.
@@ -706,6 +757,7 @@ impl Kernel {
         outermost(body, &body.block, &mut f);
         crate::visit::walk_stmts(body, &body.block, &mut |s| match &body.stmts[s].kind {
             StmtKind::Push(p) => {
+                f.pushes |= p.target == WorklistRef::Out;
                 f.retries |= p.target == WorklistRef::Retry;
                 f.uses_worklist = true;
             }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use irgl_ir::Policy;
+use irgl_ir::{GridSize, Policy};
 use serde::{Deserialize, Serialize};
 
 /// Every option of the middle end. `Default` is the unoptimized baseline.
@@ -19,6 +19,9 @@ pub struct OptConfig {
     pub nested: NestedConfig,
     /// Iteration outlining: which `Iterate`/`Pipe` regions become device control kernels.
     pub outline: OutlineConfig,
+    /// The grid of the control kernels (with `outline` only).
+    #[serde(with = "grid_text")]
+    pub outline_grid: GridSize,
     /// Cooperative conversion: the aggregation level of worklist pushes.
     pub aggregate: AggregateConfig,
     /// Retry backoff for conflict-heavy retry worklists.
@@ -31,6 +34,7 @@ impl Default for OptConfig {
             block_size: 256,
             nested: NestedConfig::default(),
             outline: OutlineConfig::None,
+            outline_grid: GridSize::Resident,
             aggregate: AggregateConfig::default(),
             retry_backoff: BackoffConfig::default(),
         }
@@ -251,6 +255,21 @@ pub struct BackoffConfig {
     pub enabled: bool,
 }
 
+/// `GridSize` as its text in JSON (`"resident"`, `"sm"`, `"4sm"`, `"64"`).
+mod grid_text {
+    use irgl_ir::GridSize;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(g: &GridSize, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(g)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<GridSize, D::Error> {
+        let text = String::deserialize(d)?;
+        GridSize::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 impl OptConfig {
     /// The thread-block scheduler's threshold: the option, else the block size.
     pub fn tb_threshold(&self) -> u32 {
@@ -277,6 +296,12 @@ impl OptConfig {
                 "--tb-threshold {} is below --warp-threshold {}: the thread-block scheduler takes the larger items",
                 self.tb_threshold(),
                 self.nested.warp_threshold
+            ));
+        }
+        if self.outline == OutlineConfig::None && self.outline_grid != GridSize::Resident {
+            errors.push(format!(
+                "--outline-grid {}: the grid of the control kernels applies only with --outline",
+                self.outline_grid
             ));
         }
         if self.retry_backoff.enabled {
@@ -313,6 +338,10 @@ impl OptConfig {
         if self.outline != OutlineConfig::None {
             args.push("--outline".to_string());
             args.push(self.outline.to_string());
+        }
+        if self.outline_grid != GridSize::Resident {
+            args.push("--outline-grid".to_string());
+            args.push(self.outline_grid.to_string());
         }
         if self.aggregate.default != AggregateLevel::None {
             args.push("--aggregate".to_string());
@@ -354,6 +383,9 @@ impl OptConfig {
                 "--warp-threshold" => c.nested.warp_threshold = number()?,
                 "--outline" => {
                     c.outline = OutlineConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--outline-grid" => {
+                    c.outline_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--aggregate-at" => {
                     let (at, level) = value

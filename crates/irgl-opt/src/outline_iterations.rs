@@ -58,7 +58,7 @@ pub fn outline_iterations(m: &mut Module, config: &OptConfig) -> Result<(), Vec<
     };
     let stmts: Vec<(StmtId, String)> = chosen.iter().map(|n| (n.stmt, describe(m, n))).collect();
     for (i, (s, origin)) in stmts.into_iter().enumerate() {
-        outline(m, s, ControlId::from_index(i), origin);
+        outline(m, s, ControlId::from_index(i), origin, config.outline_grid);
     }
     Ok(())
 }
@@ -145,7 +145,7 @@ fn describe(m: &Module, n: &OutlineNode) -> String {
 }
 
 /// Replaces statement `s` of `main` by a control holding it.
-fn outline(m: &mut Module, s: StmtId, id: ControlId, origin: String) {
+fn outline(m: &mut Module, s: StmtId, id: ControlId, origin: String, grid: GridSize) {
     let body = &m.host;
     let block: Block = vec![s];
     // Locals declared inside, read or written inside.
@@ -185,6 +185,7 @@ fn outline(m: &mut Module, s: StmtId, id: ControlId, origin: String) {
             inputs,
             outputs,
             kernels,
+            grid,
         }),
         span,
     });

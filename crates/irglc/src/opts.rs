@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use irgl_ir::GridSize;
 use irgl_opt::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// Optimization options. Each flag overrides the same option of `--config`.
@@ -45,6 +46,12 @@ pub struct OptArgs {
     /// as `r0,s12`.
     #[arg(long, value_name = "NODES", value_parser = OutlineConfig::parse)]
     pub outline: Option<OutlineConfig>,
+    /// The grid of the control kernels (with --outline): `resident` (every block that fits,
+    /// the default), `sm` (one block per multiprocessor), `Ksm` (K per multiprocessor) or a
+    /// number of blocks. Fewer blocks make the grid barrier cheaper: loops of many small
+    /// rounds (bfs on road networks) run faster on `sm` or fewer.
+    #[arg(long, value_name = "GRID", value_parser = GridSize::parse)]
+    pub outline_grid: Option<GridSize>,
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
@@ -100,6 +107,9 @@ impl OptArgs {
         }
         if let Some(o) = &self.outline {
             c.outline = o.clone();
+        }
+        if let Some(g) = self.outline_grid {
+            c.outline_grid = g;
         }
         Ok(c)
     }
