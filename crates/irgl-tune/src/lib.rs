@@ -16,5 +16,6 @@ mod space;
 
 pub use results::{Measurement, Outcome, Placed, Ranking, median, rank, to_csv, to_json};
 pub use space::{
-    DEFAULT_SCHEDULES, Dimensions, Group, SpaceOptions, Variant, dimensions, distinct, variants,
+    DEFAULT_SCHEDULES, Dimensions, Group, OutlineChoice, SpaceOptions, Variant, dimensions,
+    distinct, variants,
 };

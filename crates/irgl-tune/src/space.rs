@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use irgl_analysis::OutlineTree;
 use irgl_diagnostics::Diagnostic;
 use irgl_driver::Source;
-use irgl_ir::{Block, Body, Module, StmtKind, visit};
+use irgl_ir::{Block, Body, GridSize, Module, StmtKind, visit};
 use irgl_opt::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// The nested-loop schedules tried by default: the paper's combinations of the thread-block,
@@ -19,6 +19,8 @@ pub const DEFAULT_SCHEDULES: &[&str] = &[
 pub struct SpaceOptions {
     pub schedules: Vec<ScheduleSpec>,
     pub block_sizes: Vec<u32>,
+    /// The grids of the control kernels tried with each outline choice.
+    pub grids: Vec<GridSize>,
 }
 
 impl Default for SpaceOptions {
@@ -29,8 +31,16 @@ impl Default for SpaceOptions {
                 .map(|s| ScheduleSpec::parse(s).expect("a valid default schedule"))
                 .collect(),
             block_sizes: vec![OptConfig::default().block_size],
+            grids: vec![GridSize::Resident, GridSize::PerSm(1)],
         }
     }
+}
+
+/// An outline choice: the nodes outlined and the grid of their control kernels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutlineChoice {
+    pub nodes: OutlineConfig,
+    pub grid: GridSize,
 }
 
 /// The values of each option that can change a program's code.
@@ -38,7 +48,7 @@ impl Default for SpaceOptions {
 pub struct Dimensions {
     pub schedules: Vec<ScheduleSpec>,
     pub aggregates: Vec<AggregateLevel>,
-    pub outlines: Vec<OutlineConfig>,
+    pub outlines: Vec<OutlineChoice>,
     pub block_sizes: Vec<u32>,
     /// Why a dimension keeps only its default, one line each.
     pub fixed: Vec<String>,
@@ -111,16 +121,27 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         .filter(|n| n.outlinable.is_ok())
         .map(|n| n.name())
         .collect();
-    let mut outlines = vec![OutlineConfig::None];
+    let mut outlines = vec![OutlineChoice {
+        nodes: OutlineConfig::None,
+        grid: GridSize::Resident,
+    }];
     if nodes.is_empty() {
         fixed.push("outlining: no node of the outline tree can be outlined".to_string());
     } else {
-        outlines.push(OutlineConfig::Outer);
+        let mut choices = vec![OutlineConfig::Outer];
         // Each node alone too, when that is not what `outer` does.
         let outer: Vec<String> = tree.roots.iter().flat_map(outermost_outlinable).collect();
         for n in &nodes {
             if outer != [n.clone()] {
-                outlines.push(OutlineConfig::parse(n).expect("a node name parses"));
+                choices.push(OutlineConfig::parse(n).expect("a node name parses"));
+            }
+        }
+        for nodes in choices {
+            for &grid in &opts.grids {
+                outlines.push(OutlineChoice {
+                    nodes: nodes.clone(),
+                    grid,
+                });
             }
         }
     }
@@ -171,7 +192,8 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
                     };
                     config.nested.default = schedule.clone();
                     config.aggregate.default = aggregate;
-                    config.outline = outline.clone();
+                    config.outline = outline.nodes.clone();
+                    config.outline_grid = outline.grid;
                     out.push(Variant {
                         name: name_of(&config),
                         config,
@@ -183,8 +205,9 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
     out
 }
 
-/// `baseline`, or the schedule, `agg-LEVEL`, `outline` (`outline-r1` for a named node)
-/// joined by `+`, and `-bN` for a block size other than the default.
+/// `baseline`, or the schedule, `agg-LEVEL`, `outline` (`outline-r1` for a named node, then
+/// `-GRID` for a grid other than the resident one) joined by `+`, and `-bN` for a block size
+/// other than the default.
 fn name_of(c: &OptConfig) -> String {
     let mut parts = Vec::new();
     if c.nested.default != ScheduleSpec::serial() {
@@ -197,6 +220,10 @@ fn name_of(c: &OptConfig) -> String {
         OutlineConfig::None => {}
         OutlineConfig::Outer => parts.push("outline".to_string()),
         nodes => parts.push(format!("outline-{nodes}")),
+    }
+    if c.outline != OutlineConfig::None && c.outline_grid != GridSize::Resident {
+        let last = parts.last_mut().expect("the outline part");
+        last.push_str(&format!("-{}", c.outline_grid));
     }
     let mut name = if parts.is_empty() {
         "baseline".to_string()

@@ -164,7 +164,7 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     if !exe.is_file() {
         nvcc(&cu_text, &exe, &arch)?;
     }
-    let graph = prepare_graph(args, &needs)?;
+    let graph = prepare_graph(&args.graph, &needs, args.weights_seed)?;
     // The output file: the program's own `--output` if given, else `<program>.out`.
     let output = args
         .program_args
@@ -206,15 +206,19 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
 }
 
 /// The graph as the program needs it: a `.gr` file, symmetrized and weighted if the program
-/// asks for that. Converted graphs are cached, keyed by the input's path, size, modification
-/// time and the conversion.
-fn prepare_graph(args: &RunArgs, needs: &irgl_cuda::GraphNeeds) -> Result<PathBuf, Failure> {
-    let is_gr = args.graph.extension().is_some_and(|e| e == "gr");
+/// asks for that (weights from `seed` where the input has none). Converted graphs are cached,
+/// keyed by the input's path, size, modification time and the conversion.
+pub(crate) fn prepare_graph(
+    graph: &Path,
+    needs: &irgl_cuda::GraphNeeds,
+    seed: u64,
+) -> Result<PathBuf, Failure> {
+    let is_gr = graph.extension().is_some_and(|e| e == "gr");
     if is_gr && !needs.symmetric && !needs.simple && !needs.weights {
-        return Ok(args.graph.clone());
+        return Ok(graph.to_path_buf());
     }
-    let meta = std::fs::metadata(&args.graph).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", args.graph.display());
+    let meta = std::fs::metadata(graph).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", graph.display());
         Failure::User
     })?;
     let mtime = meta
@@ -223,10 +227,10 @@ fn prepare_graph(args: &RunArgs, needs: &irgl_cuda::GraphNeeds) -> Result<PathBu
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_secs());
     let key = fnv1a(&[
-        args.graph.display().to_string().as_bytes(),
+        graph.display().to_string().as_bytes(),
         &meta.len().to_le_bytes(),
         &mtime.to_le_bytes(),
-        format!("{needs:?} {}", args.weights_seed).as_bytes(),
+        format!("{needs:?} {seed}").as_bytes(),
     ]);
     let dir = toolchain::cache_dir().join("graphs");
     let out = dir.join(format!("{key:016x}.gr"));
@@ -237,7 +241,7 @@ fn prepare_graph(args: &RunArgs, needs: &irgl_cuda::GraphNeeds) -> Result<PathBu
         eprintln!("error: cannot create {}: {e}", dir.display());
         Failure::User
     })?;
-    convert(&args.graph, &out, needs, args.weights_seed).map_err(|e| {
+    convert(graph, &out, needs, seed).map_err(|e| {
         eprintln!("error: {e}");
         Failure::User
     })?;

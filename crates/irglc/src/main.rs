@@ -13,6 +13,7 @@ mod opts;
 mod report;
 mod toolchain;
 mod tune_cmd;
+mod tune_run;
 mod verify_cmd;
 
 /// The IrGL compiler: checks IrGL graph programs and compiles them to CUDA.

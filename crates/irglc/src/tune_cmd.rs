@@ -2,16 +2,25 @@
 //! product of the dimensions the program's structure allows) and which of them generate the
 //! same CUDA; `--build` builds each distinct program once into the build cache, in parallel
 //! (keyed by its code, the architecture and the runtime headers, so an interrupted build
-//! resumes where it stopped). Timing and verifying them on a GPU come next.
+//! resumes where it stopped). With `--graph`, it builds them, runs each distinct program on
+//! each graph (one at a time, several timed runs in one process, stopped at a time limit),
+//! checks every output against the CPU reference, ranks the correct variants by median time
+//! and writes the measurements and the ranking as JSON and CSV.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
 use irgl_diagnostics::SourceMap;
+use irgl_graph::verify::Program;
 use irgl_opt::ScheduleSpec;
-use irgl_tune::{SpaceOptions, dimensions, distinct, variants};
+use irgl_tune::{
+    Measurement, Outcome, Ranking, SpaceOptions, dimensions, distinct, rank, to_csv, to_json,
+    variants,
+};
 
+use crate::tune_run::{RunSpec, run_variant};
 use crate::{Failure, load, report};
 
 #[derive(Args)]
@@ -19,12 +28,34 @@ pub struct TuneArgs {
     /// The `.irgl` program.
     pub file: PathBuf,
     /// List the variants and exit.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "graphs")]
     pub list: bool,
     /// Build every distinct variant with nvcc into the build cache (already built ones are
     /// kept); a variant that fails to build is reported and left out.
-    #[arg(long, conflicts_with = "list")]
+    #[arg(long, conflicts_with_all = ["list", "graphs"])]
     pub build: bool,
+    /// A graph to tune on (repeatable), in any format `irglc graph convert` reads: every
+    /// distinct variant is built, run on it and checked against the CPU reference.
+    #[arg(long = "graph", value_name = "GRAPH")]
+    pub graphs: Vec<PathBuf>,
+    /// Timed runs of a variant on a graph, in one process (the median ranks it).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub runs: u32,
+    /// Seconds a variant may take on a graph (loading and all its runs) before it is stopped
+    /// and reported as timed out.
+    #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// The CPU reference that checks the outputs (bfs, sssp, cc, pr, tc, mis, mst,
+    /// traverse; default: the one the program is named after, as sssp for sssp-nf).
+    #[arg(long, value_name = "FAMILY", value_parser = crate::verify_cmd::parse_program)]
+    pub verify: Option<Program>,
+    /// Seed of the weights added when the program reads edge weights and a graph has none.
+    #[arg(long, default_value_t = 1)]
+    pub weights_seed: u64,
+    /// Where the results go: results.json, results.csv and the outputs of the runs (default:
+    /// tune-PROGRAM).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// The GPU architecture to build for (default: this machine's GPU).
     #[arg(long, value_name = "sm_XX")]
     pub arch: Option<String>,
@@ -38,17 +69,48 @@ pub struct TuneArgs {
     /// tb+fg, wp+fg, tb+wp+fg, eb, tb+wp+eb).
     #[arg(long, value_delimiter = ',', value_name = "SCHEDULE,...")]
     pub schedules: Vec<String>,
+    /// Grids of the control kernels to try with each outline choice, comma-separated
+    /// (default: resident,sm; see `irglc compile --outline-grid`).
+    #[arg(long, value_delimiter = ',', value_name = "GRID,...", value_parser = irgl_ir::GridSize::parse)]
+    pub outline_grids: Vec<irgl_ir::GridSize>,
+}
+
+/// The CPU reference a program is named after: its name, or the part before the first `-`.
+fn family_of(program: &str) -> Option<Program> {
+    Program::from_name(program)
+        .or_else(|| Program::from_name(program.split('-').next().unwrap_or_default()))
+}
+
+/// A graph's short name: its file name without extensions.
+fn graph_name(path: &Path) -> String {
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    file.split('.').next().unwrap_or_default().to_string()
 }
 
 pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
-    if !args.list && !args.build {
+    let measure = !args.graphs.is_empty();
+    if !args.list && !args.build && !measure {
         eprintln!(
-            "error: irglc tune measures nothing yet: timing and verifying the variants on a GPU is not implemented; `irglc tune {} --list` lists them, `--build` builds them",
+            "error: irglc tune needs a graph to measure on (--graph G, repeatable), or --list (the variants) or --build (build them): `irglc tune {} --graph road-NY.mtx.gz`",
             args.file.display()
         );
         return Err(Failure::User);
     }
-    let arch = if args.build {
+    if args.runs == 0 {
+        eprintln!("error: --runs 0: a variant runs at least once");
+        return Err(Failure::User);
+    }
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        eprintln!(
+            "error: --timeout {}: a positive number of seconds",
+            args.timeout
+        );
+        return Err(Failure::User);
+    }
+    let arch = if args.build || measure {
         Some(crate::build_cmd::arch(&args.arch)?)
     } else {
         None
@@ -56,6 +118,9 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let mut opts = SpaceOptions::default();
     if !args.block_sizes.is_empty() {
         opts.block_sizes = args.block_sizes.clone();
+    }
+    if !args.outline_grids.is_empty() {
+        opts.grids = args.outline_grids.clone();
     }
     if !args.schedules.is_empty() {
         opts.schedules = args
@@ -85,6 +150,17 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         Failure::User
     })?;
     report::eprint(&warnings, &sources);
+    let family = match (args.verify, measure) {
+        (Some(f), _) => Some(f),
+        (None, false) => None,
+        (None, true) => Some(family_of(&module.name).ok_or_else(|| {
+            eprintln!(
+                "error: no CPU reference is named like {}: name the one that checks its outputs with --verify (bfs, sssp, cc, pr, tc, mis, mst, traverse)",
+                module.name
+            );
+            Failure::User
+        })?),
+    };
     let d = dimensions(&module, &opts);
     let vs = variants(&d);
     let groups = distinct(source, &vs).map_err(|(variant, diags)| {
@@ -113,30 +189,291 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     for f in &d.fixed {
         let _ = writeln!(out, "  fixed {f}");
     }
-    let width = vs.iter().map(|v| v.name.len()).max().unwrap_or(0);
-    for g in &groups {
-        let first = &vs[g.members[0]];
-        let _ = writeln!(out, "{:width$}  {}", first.name, first.config.canonical());
-        for &i in &g.members[1..] {
-            let _ = writeln!(out, "  {:width$}same CUDA as {}", vs[i].name, first.name);
+    if measure {
+        // The listing would bury the results: only its summary, on the progress stream.
+        eprint!("{out}");
+    } else {
+        let width = vs.iter().map(|v| v.name.len()).max().unwrap_or(0);
+        for g in &groups {
+            let first = &vs[g.members[0]];
+            let _ = writeln!(out, "{:width$}  {}", first.name, first.config.canonical());
+            for &i in &g.members[1..] {
+                let _ = writeln!(out, "  {:width$}same CUDA as {}", vs[i].name, first.name);
+            }
         }
+        crate::print_out(&out);
     }
-    crate::print_out(&out);
-    if let Some(arch) = arch {
+    let Some(arch) = arch else {
+        return Ok(());
+    };
+    let Some(family) = family else {
         build_all(&module.name, &vs, &groups, &arch, args.jobs)?;
+        return Ok(());
+    };
+    // The graphs first, as the programs read them: a bad one stops the run before any build.
+    let needs = irgl_driver::compile(source, &vs[0].config)
+        .map_err(|diags| {
+            report::eprint(&diags, &sources);
+            Failure::User
+        })?
+        .needs;
+    let grs = args
+        .graphs
+        .iter()
+        .map(|path| crate::build_cmd::prepare_graph(path, &needs, args.weights_seed))
+        .collect::<Result<Vec<_>, _>>()?;
+    let exes = build_all(&module.name, &vs, &groups, &arch, args.jobs)?;
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("tune-{}", module.name)));
+    std::fs::create_dir_all(out_dir.join("outputs")).map_err(|e| {
+        eprintln!("error: cannot create {}: {e}", out_dir.display());
+        Failure::User
+    })?;
+    let mut ms = Vec::new();
+    for (path, gr) in args.graphs.iter().zip(&grs) {
+        ms.extend(measure_graph(
+            args,
+            &Target {
+                program: &module.name,
+                family,
+                graph: gr,
+                name: graph_name(path),
+                out_dir: &out_dir,
+            },
+            &vs,
+            &groups,
+            &exes,
+        )?);
+    }
+    let ranking = rank(&ms, &vs[0].name);
+    crate::print_out(&report_text(&module.name, &args.file, &vs, &ms, &ranking));
+    let write = |name: &str, text: String| {
+        let path = out_dir.join(name);
+        std::fs::write(&path, text).map_err(|e| {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            Failure::User
+        })
+    };
+    write("results.json", to_json(&module.name, &ms, &ranking))?;
+    write("results.csv", to_csv(&ms))?;
+    eprintln!(
+        "results: {} and {}",
+        out_dir.join("results.json").display(),
+        out_dir.join("results.csv").display()
+    );
+    if ranking.graphs.is_empty() {
+        eprintln!("error: no variant of {} ran correctly", module.name);
+        return Err(Failure::User);
     }
     Ok(())
 }
 
+/// One graph of a tuning run.
+struct Target<'a> {
+    program: &'a str,
+    family: Program,
+    /// The `.gr` file the programs read.
+    graph: &'a Path,
+    name: String,
+    out_dir: &'a Path,
+}
+
+/// Runs every distinct program on one graph, one at a time, and checks each output: one
+/// measurement per variant (the members of a group share theirs).
+fn measure_graph(
+    args: &TuneArgs,
+    t: &Target<'_>,
+    vs: &[irgl_tune::Variant],
+    groups: &[irgl_tune::Group],
+    exes: &[Option<PathBuf>],
+) -> Result<Vec<Measurement>, Failure> {
+    let input = crate::graph_cmd::InputOptions {
+        format: None,
+        keep_ids: false,
+    };
+    let (csr, _) = crate::graph_cmd::load_graph(t.graph, &input).map_err(|e| {
+        eprintln!("error: {e}");
+        Failure::User
+    })?;
+    let bar = indicatif::ProgressBar::new(groups.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{} on {}: {{pos}}/{{len}} [{{bar:30}}] {{elapsed}} {{msg}}",
+            t.program, t.name
+        ))
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    let mut outcomes = vec![None; vs.len()];
+    for (g, exe) in groups.iter().zip(exes) {
+        let name = &vs[g.members[0]].name;
+        bar.set_message(name.clone());
+        let outcome = match exe {
+            None => Outcome::Failed {
+                why: "it does not build".to_string(),
+            },
+            Some(exe) => {
+                let output = t
+                    .out_dir
+                    .join("outputs")
+                    .join(format!("{name}.{}.out", t.name));
+                let spec = RunSpec {
+                    exe,
+                    graph: t.graph,
+                    output: &output,
+                    repeat: args.runs,
+                    timeout: Duration::from_secs_f64(args.timeout),
+                };
+                match run_variant(&spec) {
+                    Ok(times_ms) => check(t.family, &csr, &output, times_ms),
+                    Err(o) => o,
+                }
+            }
+        };
+        if !matches!(outcome, Outcome::Ok { .. }) {
+            bar.suspend(|| eprintln!("{name} on {}: {}", t.name, describe(&outcome)));
+        }
+        for &i in &g.members {
+            outcomes[i] = Some(outcome.clone());
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(vs
+        .iter()
+        .zip(outcomes)
+        .map(|(v, o)| Measurement {
+            variant: v.name.clone(),
+            options: v.config.canonical(),
+            graph: t.name.clone(),
+            outcome: o.expect("every variant is in a group"),
+        })
+        .collect())
+}
+
+/// The outcome of a run that ended well: its times if its output matches the reference.
+fn check(family: Program, g: &irgl_graph::Csr, output: &Path, times_ms: Vec<f64>) -> Outcome {
+    let name = output.display().to_string();
+    let verdict = std::fs::File::open(output)
+        .map_err(|e| format!("cannot read its output {name}: {e}"))
+        .and_then(|f| {
+            irgl_graph::output::parse(std::io::BufReader::new(f), &name).map_err(|e| e.to_string())
+        })
+        .and_then(|out| irgl_graph::verify::verify(family, g, &out).map_err(|e| e.to_string()));
+    match verdict {
+        Ok(v) if v.ok => Outcome::Ok { times_ms },
+        Ok(v) => Outcome::Wrong {
+            why: v
+                .mismatches
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "its output does not match the reference".to_string()),
+        },
+        Err(e) => Outcome::Wrong { why: e },
+    }
+}
+
+fn describe(o: &Outcome) -> String {
+    match o {
+        Outcome::Ok { times_ms } => format!("ok, {} runs", times_ms.len()),
+        Outcome::Wrong { why } => format!("WRONG, {why}"),
+        Outcome::Timeout { limit_s } => format!("stopped after {limit_s} s"),
+        Outcome::Failed { why } => format!("failed, {why}"),
+    }
+}
+
+/// The report: per graph the ten fastest correct variants with their speedup over the
+/// baseline, the variants left out and why, and the best single variant as the command that
+/// builds it.
+fn report_text(
+    program: &str,
+    file: &Path,
+    vs: &[irgl_tune::Variant],
+    ms: &[Measurement],
+    ranking: &Ranking,
+) -> String {
+    let mut out = String::new();
+    let width = vs.iter().map(|v| v.name.len()).max().unwrap_or(0).max(7);
+    for (graph, placed) in &ranking.graphs {
+        let _ = writeln!(
+            out,
+            "{program} on {graph}: {} correct variants, fastest first (median ms, speedup over the baseline)",
+            placed.len()
+        );
+        for (i, p) in placed.iter().take(10).enumerate() {
+            let speedup = p.speedup.map_or("-".to_string(), |s| format!("{s:.2}x"));
+            let _ = writeln!(
+                out,
+                "  {:>2}. {:width$}  {:>10.3}  {speedup:>7}",
+                i + 1,
+                p.variant,
+                p.median_ms
+            );
+        }
+        if let Some(b) = placed.iter().position(|p| p.variant == vs[0].name)
+            && b >= 10
+        {
+            let _ = writeln!(
+                out,
+                "  {:>2}. {:width$}  {:>10.3}    1.00x",
+                b + 1,
+                vs[0].name,
+                placed[b].median_ms
+            );
+        }
+    }
+    if !ranking.excluded.is_empty() {
+        let _ = writeln!(
+            out,
+            "left out ({} of {}):",
+            ranking.excluded.len(),
+            ms.len()
+        );
+        for m in &ranking.excluded {
+            let _ = writeln!(
+                out,
+                "  {} on {}: {}",
+                m.variant,
+                m.graph,
+                describe(&m.outcome)
+            );
+        }
+    }
+    match &ranking.best_overall {
+        Some((name, mean)) => {
+            let options = vs
+                .iter()
+                .find(|v| &v.name == name)
+                .map(|v| v.config.canonical())
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "best on every graph: {name}, {mean:.2}x the baseline (geometric mean)\n  irglc compile {} {options}",
+                file.display()
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "best on every graph: none (no variant ran correctly on every graph with the baseline)"
+            );
+        }
+    }
+    out
+}
+
 /// Builds the distinct programs into the cache, `jobs` nvcc processes at a time, with a
-/// progress bar; reports what was built, found built, and failed.
+/// progress bar; reports what was built, found built, and failed. Returns each group's
+/// executable, none where it failed to build.
 fn build_all(
     program: &str,
     vs: &[irgl_tune::Variant],
     groups: &[irgl_tune::Group],
     arch: &str,
     jobs: Option<usize>,
-) -> Result<(), Failure> {
+) -> Result<Vec<Option<PathBuf>>, Failure> {
     let tc = crate::toolchain::find_toolchain().map_err(|e| {
         eprintln!("error: {e}");
         Failure::User
@@ -212,5 +549,5 @@ fn build_all(
         eprintln!("error: no variant of {program} builds: nothing to tune");
         return Err(Failure::User);
     }
-    Ok(())
+    Ok(exes.into_iter().map(|e| e.is_file().then_some(e)).collect())
 }

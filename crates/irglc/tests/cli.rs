@@ -238,15 +238,16 @@ fn emit_outline_prints_the_tree_and_bad_outline_options_exit_1() {
 }
 
 #[test]
-fn tune_lists_the_variants_and_says_it_measures_nothing_yet() {
+fn tune_lists_the_variants() {
     let out = irglc(&["tune", "programs/bfs.irgl", "--list"]);
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first = stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 2 outline choices x 1 block size = 80 variants, "),
+        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 3 outline choices x 1 block size = 120 variants, "),
         "{first}"
     );
+    assert!(stdout.contains("\noutline-sm "), "{stdout}");
     assert!(stdout.contains("\nbaseline "), "{stdout}");
     assert!(stdout.contains("same CUDA as agg-warp"), "{stdout}");
     // Narrowed: two schedules, two block sizes, on a program without pushes or outline nodes.
@@ -269,10 +270,10 @@ fn tune_lists_the_variants_and_says_it_measures_nothing_yet() {
         stdout.contains("tb+wp+fg-b128  --block-size 128 --nested tb+wp+fg"),
         "{stdout}"
     );
-    // Without --list, and with a bad schedule: status 1 and a message.
+    // Without --list, --build or a graph, and with a bad schedule: status 1 and a message.
     let out = irglc(&["tune", "programs/bfs.irgl"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("measures nothing yet"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a graph to measure on"));
     // --build without --arch on a machine without a GPU, or with a bad one: status 1.
     let out = irglc(&["tune", "programs/bfs.irgl", "--build", "--arch", "90"]);
     assert_eq!(out.status.code(), Some(1));
@@ -365,19 +366,19 @@ fn tune_builds_each_distinct_variant_once_into_the_cache() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("built 54 of 54 distinct programs for sm_90, 0 already built, 0 failed"),
+        stderr.contains("built 81 of 81 distinct programs for sm_90, 0 already built, 0 failed"),
         "{stderr}"
     );
     let exes = std::fs::read_dir(dir.join("cache/build"))
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_none())
         .count();
-    assert_eq!(exes, 54);
+    assert_eq!(exes, 81);
     // Again: everything is found built.
     let out = build("cache", "nvcc");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("built 0 of 54 distinct programs for sm_90, 54 already built"),
+        stderr.contains("built 0 of 81 distinct programs for sm_90, 81 already built"),
         "{stderr}"
     );
     // A compiler that fails: every variant reported and left out, and nothing to tune.
@@ -391,5 +392,148 @@ fn tune_builds_each_distinct_variant_once_into_the_cache() {
     );
     assert!(stderr.contains("fake nvcc: cannot compile"), "{stderr}");
     assert!(stderr.contains("no variant of bfs builds"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A stand-in for nvcc that builds a stand-in program, whose behaviour follows the options in
+/// the header of the CUDA file: `--nested tb` does not build, `--nested wp` writes a wrong
+/// bfs answer, `--outline outer` hangs, `--aggregate warp` fails, `--nested fg` runs in 1 ms
+/// and the rest in 2 ms, with the right answer for the path 0 -> 1 -> 2.
+fn fake_nvcc_of_programs(path: &Path) {
+    let body = r#"#!/bin/sh
+out=''; cu=''
+while [ $# -gt 0 ]; do
+  case "$1" in -o) out="$2"; shift;; *.cu) cu="$1";; esac
+  shift
+done
+opts=$(sed -n 2p "$cu")
+case "$opts" in *"--nested tb "*|*"--nested tb") echo 'fake nvcc: cannot compile' >&2; exit 1;; esac
+behaviour=ok; time=2.0
+case "$opts" in *"--nested fg"*) time=1.0;; esac
+case "$opts" in *"--nested wp"*) behaviour=wrong;; esac
+case "$opts" in *"--aggregate warp"*) behaviour=fail;; esac
+case "$opts" in *"--outline outer"*) behaviour=hang;; esac
+cat > "$out" <<EOS
+#!/bin/sh
+o=''; while [ \$# -gt 0 ]; do [ "\$1" = --output ] && o="\$2"; shift; done
+case $behaviour in
+  hang) sleep 5;;
+  fail) echo 'error: boom' >&2; exit 1;;
+esac
+levels='0 1 2'; [ $behaviour = wrong ] && levels='0 1 1'
+printf 'irgl-output 1\\nprogram bfs\\nnodes 3\\nedges 2\\nparam src 0\\nnode level u32\\n' > "\$o"
+for l in \$levels; do echo \$l >> "\$o"; done
+echo '{"program":"bfs","times_ms":[$time,$time,$time]}'
+EOS
+chmod +x "$out"
+"#;
+    std::fs::write(path, body).unwrap();
+    let status = Command::new("chmod").arg("+x").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn tune_measures_checks_and_ranks_the_variants() {
+    let dir = scratch("tune-run");
+    fake_nvcc_of_programs(&dir.join("nvcc"));
+    let graph = dir.join("path.mtx");
+    std::fs::write(
+        &graph,
+        "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
+    )
+    .unwrap();
+    let results = dir.join("results");
+    let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
+        .args([
+            "tune",
+            "programs/bfs.irgl",
+            "--arch",
+            "sm_90",
+            "--jobs",
+            "2",
+        ])
+        .args([
+            "--schedules",
+            "serial,tb,wp,fg",
+            "--outline-grids",
+            "resident",
+        ])
+        .args(["--runs", "3", "--timeout", "0.5", "--graph"])
+        .arg(&graph)
+        .arg("--out")
+        .arg(&results)
+        .current_dir(workspace())
+        .env("IRGLC_CACHE", dir.join("cache"))
+        .env("IRGLC_NVCC", dir.join("nvcc"))
+        .output()
+        .expect("irglc runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The fastest correct variant first, against the baseline; the best one as a command.
+    assert!(stdout.contains("bfs on path: "), "{stdout}");
+    let first = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("1. "))
+        .unwrap();
+    assert!(first.contains("fg ") && first.ends_with("2.00x"), "{first}");
+    assert!(
+        stdout.contains("best on every graph: fg, 2.00x the baseline"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("irglc compile programs/bfs.irgl --block-size 256 --nested fg\n"),
+        "{stdout}"
+    );
+    // Every failure is reported and never ranked.
+    for left_out in [
+        "tb on path: failed, it does not build",
+        "wp on path: WRONG, ",
+        "outline on path: stopped after 0.5 s",
+        "agg-warp on path: failed, error: boom",
+    ] {
+        assert!(stdout.contains(left_out), "{left_out}: {stdout}");
+    }
+    let ranked: Vec<&str> = stdout
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .split(". ")
+                .next()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert!(
+        ranked
+            .iter()
+            .all(|l| !l.contains("wp") && !l.contains("outline") && !l.contains("tb")),
+        "{ranked:?}"
+    );
+    // The result files.
+    let csv = std::fs::read_to_string(results.join("results.csv")).unwrap();
+    assert!(csv.starts_with("variant,graph,outcome,median_ms,runs,options,detail\n"));
+    assert!(
+        csv.contains("\nfg,path,ok,1,3,--block-size 256 --nested fg,\n"),
+        "{csv}"
+    );
+    assert!(csv.contains("\noutline,path,timeout,,0,"), "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("results.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["program"], "bfs");
+    assert_eq!(json["ranking"]["best_overall"][0], "fg");
+    // A graph that cannot be read: an error before anything is built.
+    let out = irglc(&[
+        "tune",
+        "programs/bfs.irgl",
+        "--arch",
+        "sm_90",
+        "--graph",
+        "missing.mtx",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("missing.mtx"), "{stderr}");
+    assert!(!stderr.contains("built "), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
