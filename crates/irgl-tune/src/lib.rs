@@ -9,11 +9,14 @@
 //! reaches differently): [`distinct`] compiles each once, in process, and groups them by
 //! the generated code, so that the tuner builds and runs each distinct program once.
 //! [`rank`] turns what the runs measured into the ranking (never ranking a variant that ran
-//! wrong, failed or timed out) and [`to_csv`]/[`to_json`] into the result files.
+//! wrong, failed or timed out), [`to_csv`]/[`to_json`] into the result files and [`to_svg`]
+//! into a picture of every variant's speedup per graph.
 
+mod plot;
 mod results;
 mod space;
 
+pub use plot::to_svg;
 pub use results::{Measurement, Outcome, Placed, Ranking, median, rank, to_csv, to_json};
 pub use space::{
     DEFAULT_SCHEDULES, Dimensions, Group, OutlineChoice, SpaceOptions, Variant, dimensions,

@@ -5,7 +5,7 @@
 //! resumes where it stopped). With `--graph`, it builds them, runs each distinct program on
 //! each graph (one at a time, several timed runs in one process, stopped at a time limit),
 //! checks every output against the CPU reference, ranks the correct variants by median time
-//! and writes the measurements and the ranking as JSON and CSV.
+//! and writes the measurements and the ranking as JSON and CSV, and their speedups as SVG.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use irgl_graph::verify::Program;
 use irgl_opt::ScheduleSpec;
 use irgl_tune::{
     Measurement, Outcome, Ranking, SpaceOptions, dimensions, distinct, rank, to_csv, to_json,
-    variants,
+    to_svg, variants,
 };
 
 use crate::tune_run::{RunSpec, run_variant};
@@ -52,8 +52,8 @@ pub struct TuneArgs {
     /// Seed of the weights added when the program reads edge weights and a graph has none.
     #[arg(long, default_value_t = 1)]
     pub weights_seed: u64,
-    /// Where the results go: results.json, results.csv and the outputs of the runs (default:
-    /// tune-PROGRAM).
+    /// Where the results go: results.json, results.csv, speedups.svg and the outputs of the
+    /// runs (default: tune-PROGRAM).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The GPU architecture to build for (default: this machine's GPU).
@@ -258,10 +258,12 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     };
     write("results.json", to_json(&module.name, &ms, &ranking))?;
     write("results.csv", to_csv(&ms))?;
+    write("speedups.svg", to_svg(&module.name, &ranking))?;
     eprintln!(
-        "results: {} and {}",
+        "results: {}, {} and {}",
         out_dir.join("results.json").display(),
-        out_dir.join("results.csv").display()
+        out_dir.join("results.csv").display(),
+        out_dir.join("speedups.svg").display()
     );
     if ranking.graphs.is_empty() {
         eprintln!("error: no variant of {} ran correctly", module.name);

@@ -522,6 +522,11 @@ fn tune_measures_checks_and_ranks_the_variants() {
             .unwrap();
     assert_eq!(json["program"], "bfs");
     assert_eq!(json["ranking"]["best_overall"][0], "fg");
+    let svg = std::fs::read_to_string(results.join("speedups.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("fg+agg-block"),
+        "{svg}"
+    );
     // A graph that cannot be read: an error before anything is built.
     let out = irglc(&[
         "tune",
