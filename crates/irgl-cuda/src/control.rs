@@ -9,11 +9,13 @@
 //!
 //! Grid barriers separate what conflicts, and only that: the emitter keeps the [`Hazards`]
 //! since the last barrier (what was read and written, by resource: each worklist view, the
-//! reduction flag, the state block, the graph's data) and puts a barrier before a statement
-//! that writes what was read or written since, or reads what was written since. A launch
-//! reads the graph's data and the input list, and writes the data and the lists its kernel
-//! pushes to (a kernel with a grid barrier of its own: everything). A worklist swap renames
-//! the views in the hazards, so that they stay in the names the code uses. Control flow: an
+//! two words of the reduction flag, the state block, the graph's data) and puts a barrier
+//! before a statement that writes what was read or written since, or reads what was written
+//! since. A launch reads the graph's data and the worklists, and writes the data, the lists
+//! its kernel pushes to and the flag it contributes to (a kernel with a grid barrier of its
+//! own: everything). A worklist swap renames the views in the hazards, so that they stay in
+//! the names the code uses; a new reduction (`irgl::RoundFlag::start`, every thread, no write)
+//! takes the flag's other word and renames the two. Control flow: an
 //! `if` joins the hazards of its paths; a loop's body starts from hazards that cover both its
 //! entry and its back edge (found by emitting the body aside until they agree), so that a
 //! barrier goes only where an access of one round conflicts with one of the round before;

@@ -212,7 +212,7 @@ fn the_control_grid_is_an_option() {
         .validate()
         .unwrap_err();
     assert!(e[0].contains("applies only with --outline"), "{e:?}");
-    for bad in ["0", "0sm", "xsm", "big", "-1"] {
+    for bad in ["0", "0sm", "xsm", "big", "-1", "33sm", "2000000"] {
         assert!(
             irgl_driver::OptConfig::from_args(&["--outline-grid", bad]).is_err(),
             "{bad}"

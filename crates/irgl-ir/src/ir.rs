@@ -602,21 +602,21 @@ pub enum GridSize {
 }
 
 impl GridSize {
-    /// `resident`, `sm` (one block per multiprocessor), `Ksm` (K per multiprocessor) or a
-    /// number of blocks.
+    /// `resident`, `sm` (one block per multiprocessor), `Ksm` (K per multiprocessor, K up to
+    /// 32, the most any GPU keeps resident) or a number of blocks (up to 2^20).
     pub fn parse(s: &str) -> Result<GridSize, String> {
-        let positive = |t: &str| match t.parse::<u32>() {
-            Ok(n) if n > 0 => Ok(n),
+        let within = |t: &str, max: u32| match t.parse::<u32>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(n),
             _ => Err(format!(
-                "`{s}`: not a grid (resident, sm, a number of blocks per multiprocessor as 2sm, or a number of blocks)"
+                "`{s}`: not a grid (resident, sm, Ksm for K blocks per multiprocessor with K in 1..=32, or a number of blocks in 1..=1048576)"
             )),
         };
         match s {
             "resident" => Ok(GridSize::Resident),
             "sm" => Ok(GridSize::PerSm(1)),
             _ => match s.strip_suffix("sm") {
-                Some(k) => positive(k).map(GridSize::PerSm),
-                None => positive(s).map(GridSize::Blocks),
+                Some(k) => within(k, 32).map(GridSize::PerSm),
+                None => within(s, 1 << 20).map(GridSize::Blocks),
             },
         }
     }
