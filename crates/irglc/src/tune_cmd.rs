@@ -151,8 +151,8 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     })?;
     report::eprint(&warnings, &sources);
     let family = match (args.verify, measure) {
-        (Some(f), _) => Some(f),
-        (None, false) => None,
+        (_, false) => None,
+        (Some(f), true) => Some(f),
         (None, true) => Some(family_of(&module.name).ok_or_else(|| {
             eprintln!(
                 "error: no CPU reference is named like {}: name the one that checks its outputs with --verify (bfs, sssp, cc, pr, tc, mis, mst, traverse)",

@@ -1,6 +1,6 @@
-//! `irglc tune`: running one built variant on one graph: the program with `--repeat`, stopped at a time
-//! limit, its run record read for the times of its runs. What the output means is the
-//! caller's to check (against a CPU reference).
+//! `irglc tune`: running one built variant on one graph: the program with `--repeat`,
+//! stopped at a time limit, its run record read for the times of its runs. What the output
+//! means is the caller's to check (against a CPU reference).
 
 use std::io::Read;
 use std::path::Path;
