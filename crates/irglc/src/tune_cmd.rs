@@ -210,6 +210,19 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         build_all(&module.name, &vs, &groups, &arch, args.jobs)?;
         return Ok(());
     };
+    // Graphs are named by their file names in the results: two of one name cannot be told
+    // apart.
+    let names: Vec<String> = args.graphs.iter().map(|p| graph_name(p)).collect();
+    if let Some(dup) = names
+        .iter()
+        .enumerate()
+        .find_map(|(i, n)| names[..i].contains(n).then_some(n))
+    {
+        eprintln!(
+            "error: two graphs are named {dup} (the file name without extensions names a graph in the results): rename one"
+        );
+        return Err(Failure::User);
+    }
     // The graphs first, as the programs read them: a bad one stops the run before any build.
     let needs = irgl_driver::compile(source, &vs[0].config)
         .map_err(|diags| {

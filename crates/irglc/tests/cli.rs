@@ -527,6 +527,19 @@ fn tune_measures_checks_and_ranks_the_variants() {
         svg.starts_with("<svg") && svg.contains("fg+agg-block"),
         "{svg}"
     );
+    // Two graphs of one name: an error.
+    let out = irglc(&[
+        "tune",
+        "programs/bfs.irgl",
+        "--arch",
+        "sm_90",
+        "--graph",
+        "a/road.gr",
+        "--graph",
+        "b/road.mtx.gz",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("two graphs are named road"));
     // A graph that cannot be read: an error before anything is built.
     let out = irglc(&[
         "tune",
