@@ -35,7 +35,7 @@ use irgl_ir::*;
 
 use crate::Side;
 use crate::device::kernel_runtime_params;
-use crate::expr::c_type;
+use crate::expr::{c_type, wl_name};
 use crate::names::cpp;
 use crate::stmt::Emitter;
 use crate::writer::Writer;
@@ -73,15 +73,19 @@ pub(crate) struct Hoist {
     actions: Vec<String>,
 }
 
-/// The views of a control kernel, by role.
-const VIEWS: [&str; 3] = ["irgl_in", "irgl_out", "irgl_retry"];
+/// The worklist roles, in the order of the views' indices (`irgl_roles`, [`Hoist::views`]).
+const ROLES: [WorklistRef; 3] = [WorklistRef::In, WorklistRef::Out, WorklistRef::Retry];
 
 fn role(w: WorklistRef) -> usize {
-    match w {
-        WorklistRef::In => 0,
-        WorklistRef::Out => 1,
-        WorklistRef::Retry => 2,
-    }
+    ROLES
+        .iter()
+        .position(|&r| r == w)
+        .expect("every role is listed")
+}
+
+/// A control kernel's view of the list with role `w`: `irgl_in`, `irgl_out`, `irgl_retry`.
+fn view(w: WorklistRef) -> String {
+    format!("irgl_{}", wl_name(w))
 }
 
 /// What the threads of a control kernel read and wrote since the last grid barrier, as sets of
@@ -392,14 +396,14 @@ impl Emitter<'_> {
     /// touched the list since it, with straight-line code between; else an effect here.
     fn control_clear(&mut self, w: WorklistRef) {
         let bit = Hazards::worklist(w);
-        let name = VIEWS[role(w)];
+        let name = view(w);
         let pending = self.hazards();
         let c = self.ctx();
         if let Some(h) = c.hoist.as_mut()
             && !pending.conflicts(0, bit)
         {
             h.actions
-                .push(format!("{}.clear_device();", VIEWS[h.views[role(w)]]));
+                .push(format!("{}.clear_device();", view(ROLES[h.views[role(w)]])));
             let text = format!("irgl::grid_sync_then([&] {{ {} }});", h.actions.join(" "));
             let at = h.at;
             self.w.replace_line(at, &text);
@@ -539,11 +543,8 @@ impl Emitter<'_> {
                 self.w.close("}");
             }
             StmtKind::WorklistSwap(w) => {
-                let (other, role) = match w {
-                    WorklistRef::Out => ("irgl_out", 1),
-                    WorklistRef::Retry => ("irgl_retry", 2),
-                    WorklistRef::In => panic!("swap of the input worklist"),
-                };
+                assert!(*w != WorklistRef::In, "swap of the input worklist");
+                let (other, role) = (view(*w), role(*w));
                 let h = self.hazards().swapped(Hazards::worklist(*w));
                 self.set_hazards(h);
                 if let Some(hoist) = self.ctx().hoist.as_mut() {

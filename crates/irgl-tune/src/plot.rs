@@ -5,7 +5,7 @@
 
 use plotters::prelude::*;
 
-use crate::results::Ranking;
+use crate::results::{Ranking, geomean};
 
 /// Pixels per variant row, and the figure's width.
 const ROW: u32 = 16;
@@ -29,10 +29,7 @@ pub fn to_svg(program: &str, ranking: &Ranking) -> String {
             rows[row].1[gi] = Some(s);
         }
     }
-    let mean = |xs: &[Option<f64>]| {
-        let v: Vec<f64> = xs.iter().flatten().map(|x| x.ln()).collect();
-        (v.iter().sum::<f64>() / v.len().max(1) as f64).exp()
-    };
+    let mean = |xs: &[Option<f64>]| geomean(&xs.iter().flatten().copied().collect::<Vec<_>>());
     rows.sort_by(|a, b| mean(&b.1).total_cmp(&mean(&a.1)).then(a.0.cmp(&b.0)));
     let all = rows.iter().flat_map(|(_, s)| s.iter().flatten().copied());
     let (lo, hi) = all.fold((1.0f64, 1.0f64), |(lo, hi), s| (lo.min(s), hi.max(s)));

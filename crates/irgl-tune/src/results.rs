@@ -52,6 +52,14 @@ pub fn median(xs: &[f64]) -> f64 {
     }
 }
 
+/// The geometric mean of positive numbers (1 for none).
+pub fn geomean(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return 1.0;
+    }
+    (xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp()
+}
+
 /// A variant's place on one graph.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Placed {
@@ -123,7 +131,7 @@ pub fn rank(ms: &[Measurement], baseline: &str) -> Ranking {
                 })
                 .collect();
             let Some(s) = speedups else { continue };
-            let mean = (s.iter().map(|x| x.ln()).sum::<f64>() / s.len() as f64).exp();
+            let mean = geomean(&s);
             if best.as_ref().is_none_or(|(_, m)| mean > *m) {
                 best = Some((candidate.variant.clone(), mean));
             }
