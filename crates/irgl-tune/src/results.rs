@@ -3,10 +3,10 @@
 //! result files (JSON and CSV). A variant that ran wrong, failed or timed out on a graph is
 //! reported and never ranked on it; the best single variant must be correct on every graph.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How one variant did on one graph.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
     /// It ran and its output matched the CPU reference: the times of its runs, in ms.

@@ -6,6 +6,8 @@
 //! each graph (one at a time, several timed runs in one process, stopped at a time limit),
 //! checks every output against the CPU reference, ranks the correct variants by median time
 //! and writes the measurements and the ranking as JSON and CSV, and their speedups as SVG.
+//! `--search random|greedy --budget N` measures part of a large space (`irgl_tune::search`);
+//! each outcome is kept in the cache, so that an interrupted run resumes where it stopped.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -16,8 +18,8 @@ use irgl_diagnostics::SourceMap;
 use irgl_graph::verify::Program;
 use irgl_opt::ScheduleSpec;
 use irgl_tune::{
-    Measurement, Outcome, Ranking, SpaceOptions, dimensions, distinct, rank, to_csv, to_json,
-    to_svg, variants,
+    Measurement, Medians, Outcome, Ranking, Search, SpaceOptions, dimensions, distinct, rank,
+    search, to_csv, to_json, to_svg, variants,
 };
 
 use crate::tune_run::{RunSpec, run_variant};
@@ -73,6 +75,53 @@ pub struct TuneArgs {
     /// (default: resident,sm; see `irglc compile --outline-grid`).
     #[arg(long, value_delimiter = ',', value_name = "GRID,...", value_parser = irgl_ir::GridSize::parse)]
     pub outline_grids: Vec<irgl_ir::GridSize>,
+    /// Which distinct programs to measure: all of them (exhaustive), the baseline and a seeded
+    /// random sample (random, needs --budget), or a greedy walk from the baseline over one
+    /// dimension at a time, keeping the best (greedy).
+    #[arg(long, value_enum, default_value_t = SearchKind::Exhaustive)]
+    pub search: SearchKind,
+    /// The most distinct programs a random or greedy search measures, the baseline included.
+    #[arg(long, value_name = "N")]
+    pub budget: Option<usize>,
+    /// The seed of the random search.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Measure every variant again, even where an earlier run on the same graph with the same
+    /// number of runs left its measurement in the cache.
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+/// `--search`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchKind {
+    Exhaustive,
+    Random,
+    Greedy,
+}
+
+impl TuneArgs {
+    /// The search the flags ask for, or why they do not fit together.
+    fn search(&self) -> Result<Search, String> {
+        match (self.search, self.budget) {
+            (SearchKind::Exhaustive, None) => Ok(Search::Exhaustive),
+            (SearchKind::Exhaustive, Some(_)) => Err(
+                "--budget limits a budgeted search: add --search random or --search greedy".into(),
+            ),
+            (_, Some(0)) => Err("--budget 0: the baseline at least is measured".into()),
+            (SearchKind::Random, None) => Err(
+                "--search random needs --budget N, the number of distinct programs to measure"
+                    .into(),
+            ),
+            (SearchKind::Random, Some(budget)) => Ok(Search::Random {
+                budget,
+                seed: self.seed,
+            }),
+            (SearchKind::Greedy, budget) => Ok(Search::Greedy {
+                budget: budget.unwrap_or(usize::MAX),
+            }),
+        }
+    }
 }
 
 /// The CPU reference a program is named after: its name, or the part before the first `-`.
@@ -103,6 +152,10 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         eprintln!("error: --runs 0: a variant runs at least once");
         return Err(Failure::User);
     }
+    let how = args.search().map_err(|e| {
+        eprintln!("error: {e}");
+        Failure::User
+    })?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         eprintln!(
             "error: --timeout {}: a positive number of seconds",
@@ -207,7 +260,15 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         return Ok(());
     };
     let Some(family) = family else {
-        build_all(&module.name, &vs, &groups, &arch, args.jobs)?;
+        let all: Vec<usize> = (0..groups.len()).collect();
+        let built = build_groups(&module.name, &vs, &groups, &all, &arch, args.jobs)?;
+        if built.iter().all(Option::is_none) {
+            eprintln!(
+                "error: no variant of {} builds: nothing to tune",
+                module.name
+            );
+            return Err(Failure::User);
+        }
         return Ok(());
     };
     // Graphs are named by their file names in the results: two of one name cannot be told
@@ -230,12 +291,6 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             Failure::User
         })?
         .needs;
-    let grs = args
-        .graphs
-        .iter()
-        .map(|path| crate::build_cmd::prepare_graph(path, &needs, args.weights_seed))
-        .collect::<Result<Vec<_>, _>>()?;
-    let exes = build_all(&module.name, &vs, &groups, &arch, args.jobs)?;
     let out_dir = args
         .out
         .clone()
@@ -244,21 +299,96 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         eprintln!("error: cannot create {}: {e}", out_dir.display());
         Failure::User
     })?;
+    let input = crate::graph_cmd::InputOptions {
+        format: None,
+        keep_ids: false,
+    };
+    let mut targets = Vec::new();
+    for (path, name) in args.graphs.iter().zip(names) {
+        let gr = crate::build_cmd::prepare_graph(path, &needs, args.weights_seed)?;
+        let (csr, _) = crate::graph_cmd::load_graph(&gr, &input).map_err(|e| {
+            eprintln!("error: {e}");
+            Failure::User
+        })?;
+        targets.push(Target {
+            program: &module.name,
+            family,
+            key: graph_key(&gr)?,
+            graph: gr,
+            csr,
+            name,
+            out_dir: &out_dir,
+        });
+    }
+    // Per group and graph, what its run gave, as the search asks for them.
+    let mut outcomes: Vec<Vec<Option<Outcome>>> = vec![vec![None; targets.len()]; groups.len()];
+    let mut reused = 0;
+    let mut broken: Option<Failure> = None;
+    let order = search(how, &d, &groups, &mut |batch| {
+        let exes = match build_groups(&module.name, &vs, &groups, batch, &arch, args.jobs) {
+            Ok(exes) => exes,
+            Err(f) => {
+                broken = Some(f);
+                vec![None; batch.len()]
+            }
+        };
+        for (ti, t) in targets.iter().enumerate() {
+            let got = measure_batch(args, t, &vs, &groups, batch, &exes, &mut reused);
+            for (&g, o) in batch.iter().zip(got) {
+                outcomes[g][ti] = Some(o);
+            }
+        }
+        batch
+            .iter()
+            .map(|&g| {
+                outcomes[g]
+                    .iter()
+                    .map(|o| match o {
+                        Some(Outcome::Ok { times_ms }) => Some(irgl_tune::median(times_ms)),
+                        _ => None,
+                    })
+                    .collect::<Medians>()
+            })
+            .collect()
+    });
+    if let Some(f) = broken {
+        return Err(f);
+    }
+    if reused > 0 {
+        eprintln!(
+            "{reused} measurements were found in the cache from an earlier run (--fresh measures them again)"
+        );
+    }
+    if how != Search::Exhaustive {
+        eprintln!(
+            "{} search: measured {} of {} distinct programs",
+            how.name(),
+            order.len(),
+            groups.len()
+        );
+    }
+    // The measurements of every variant whose group was measured, graph by graph.
+    let mut measured: Vec<usize> = order
+        .iter()
+        .flat_map(|&g| groups[g].members.iter().copied())
+        .collect();
+    measured.sort_unstable();
     let mut ms = Vec::new();
-    for (path, gr) in args.graphs.iter().zip(&grs) {
-        ms.extend(measure_graph(
-            args,
-            &Target {
-                program: &module.name,
-                family,
-                graph: gr,
-                name: graph_name(path),
-                out_dir: &out_dir,
-            },
-            &vs,
-            &groups,
-            &exes,
-        )?);
+    for (ti, t) in targets.iter().enumerate() {
+        for &v in &measured {
+            let g = groups
+                .iter()
+                .position(|g| g.members.contains(&v))
+                .expect("every variant is in a group");
+            ms.push(Measurement {
+                variant: vs[v].name.clone(),
+                options: vs[v].config.canonical(),
+                graph: t.name.clone(),
+                outcome: outcomes[g][ti]
+                    .clone()
+                    .expect("a measured group ran on every graph"),
+            });
+        }
     }
     let ranking = rank(&ms, &vs[0].name);
     crate::print_out(&report_text(&module.name, &args.file, &vs, &ms, &ranking));
@@ -289,30 +419,60 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
 struct Target<'a> {
     program: &'a str,
     family: Program,
-    /// The `.gr` file the programs read.
-    graph: &'a Path,
+    /// The `.gr` file the programs read, and the graph as the CPU reference reads it.
+    graph: PathBuf,
+    csr: irgl_graph::Csr,
+    /// What identifies the file's content in the measurement cache.
+    key: u64,
     name: String,
     out_dir: &'a Path,
 }
 
-/// Runs every distinct program on one graph, one at a time, and checks each output: one
-/// measurement per variant (the members of a group share theirs).
-fn measure_graph(
+/// What identifies a graph file in the measurement cache: its path, size and modification
+/// time (a converted graph's path is itself keyed by its input and the conversion).
+fn graph_key(gr: &Path) -> Result<u64, Failure> {
+    let meta = std::fs::metadata(gr).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", gr.display());
+        Failure::User
+    })?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Ok(crate::toolchain::fnv1a(&[
+        gr.display().to_string().as_bytes(),
+        &meta.len().to_le_bytes(),
+        &mtime.to_le_bytes(),
+    ]))
+}
+
+/// Where the outcome of an executable on a graph is kept: beside the executable's cache, by
+/// its name, the graph's key and the number of runs. A run that timed out is not kept (a
+/// longer limit may let it finish).
+fn stored_path(exe: &Path, t: &Target<'_>, runs: u32) -> PathBuf {
+    let name = exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    crate::toolchain::cache_dir()
+        .join("measure")
+        .join(format!("{name}-{:016x}-r{runs}.json", t.key))
+}
+
+/// Runs the groups of `batch` (their executables in `exes`, none where the build failed) on
+/// one graph, one at a time, and checks each output; an outcome kept from an earlier run is
+/// reused unless `--fresh`.
+fn measure_batch(
     args: &TuneArgs,
     t: &Target<'_>,
     vs: &[irgl_tune::Variant],
     groups: &[irgl_tune::Group],
+    batch: &[usize],
     exes: &[Option<PathBuf>],
-) -> Result<Vec<Measurement>, Failure> {
-    let input = crate::graph_cmd::InputOptions {
-        format: None,
-        keep_ids: false,
-    };
-    let (csr, _) = crate::graph_cmd::load_graph(t.graph, &input).map_err(|e| {
-        eprintln!("error: {e}");
-        Failure::User
-    })?;
-    let bar = indicatif::ProgressBar::new(groups.len() as u64);
+    reused: &mut usize,
+) -> Vec<Outcome> {
+    let bar = indicatif::ProgressBar::new(batch.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(&format!(
             "{} on {}: {{pos}}/{{len}} [{{bar:30}}] {{elapsed}} {{msg}}",
@@ -321,51 +481,64 @@ fn measure_graph(
         .expect("a valid template")
         .progress_chars("=> "),
     );
-    let mut outcomes = vec![None; vs.len()];
-    for (g, exe) in groups.iter().zip(exes) {
-        let name = &vs[g.members[0]].name;
+    let mut out = Vec::with_capacity(batch.len());
+    for (&g, exe) in batch.iter().zip(exes) {
+        let name = &vs[groups[g].members[0]].name;
         bar.set_message(name.clone());
         let outcome = match exe {
             None => Outcome::Failed {
                 why: "it does not build".to_string(),
             },
             Some(exe) => {
-                let output = t
-                    .out_dir
-                    .join("outputs")
-                    .join(format!("{name}.{}.out", t.name));
-                let spec = RunSpec {
-                    exe,
-                    graph: t.graph,
-                    output: &output,
-                    repeat: args.runs,
-                    timeout: Duration::from_secs_f64(args.timeout),
-                };
-                match run_variant(&spec) {
-                    Ok(times_ms) => check(t.family, &csr, &output, times_ms),
-                    Err(o) => o,
+                let stored = stored_path(exe, t, args.runs);
+                let earlier = (!args.fresh)
+                    .then(|| std::fs::read_to_string(&stored).ok())
+                    .flatten()
+                    .and_then(|text| serde_json::from_str::<Outcome>(&text).ok());
+                match earlier {
+                    Some(o) => {
+                        *reused += 1;
+                        o
+                    }
+                    None => {
+                        let o = run_and_check(args, t, name, exe);
+                        if !matches!(o, Outcome::Timeout { .. }) {
+                            let _ = std::fs::create_dir_all(stored.parent().expect("a folder"));
+                            let text = serde_json::to_string(&o).expect("plain data serializes");
+                            let _ = std::fs::write(&stored, text);
+                        }
+                        o
+                    }
                 }
             }
         };
         if !matches!(outcome, Outcome::Ok { .. }) {
             bar.suspend(|| eprintln!("{name} on {}: {}", t.name, describe(&outcome)));
         }
-        for &i in &g.members {
-            outcomes[i] = Some(outcome.clone());
-        }
+        out.push(outcome);
         bar.inc(1);
     }
     bar.finish_and_clear();
-    Ok(vs
-        .iter()
-        .zip(outcomes)
-        .map(|(v, o)| Measurement {
-            variant: v.name.clone(),
-            options: v.config.canonical(),
-            graph: t.name.clone(),
-            outcome: o.expect("every variant is in a group"),
-        })
-        .collect())
+    out
+}
+
+/// Runs one executable on the target's graph and checks its output.
+fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Outcome {
+    let output = t
+        .out_dir
+        .join("outputs")
+        .join(format!("{name}.{}.out", t.name));
+    let spec = RunSpec {
+        exe,
+        graph: &t.graph,
+        output: &output,
+        repeat: args.runs,
+        timeout: Duration::from_secs_f64(args.timeout),
+    };
+    match run_variant(&spec) {
+        Ok(times_ms) => check(t.family, &t.csr, &output, times_ms),
+        Err(o) => o,
+    }
 }
 
 /// The outcome of a run that ended well: its times if its output matches the reference.
@@ -479,13 +652,14 @@ fn report_text(
     out
 }
 
-/// Builds the distinct programs into the cache, `jobs` nvcc processes at a time, with a
-/// progress bar; reports what was built, found built, and failed. Returns each group's
-/// executable, none where it failed to build.
-fn build_all(
+/// Builds the groups `which` into the cache, `jobs` nvcc processes at a time, with a progress
+/// bar; reports what was built, found built, and failed. Returns the executable of each group
+/// of `which`, none where it failed to build.
+fn build_groups(
     program: &str,
     vs: &[irgl_tune::Variant],
     groups: &[irgl_tune::Group],
+    which: &[usize],
     arch: &str,
     jobs: Option<usize>,
 ) -> Result<Vec<Option<PathBuf>>, Failure> {
@@ -499,18 +673,18 @@ fn build_all(
         eprintln!("error: cannot create {}: {e}", dir.display());
         Failure::User
     })?;
-    let exes: Vec<PathBuf> = groups
+    let exes: Vec<PathBuf> = which
         .iter()
-        .map(|g| {
+        .map(|&g| {
             let key = crate::toolchain::fnv1a(&[
-                g.code().as_bytes(),
+                groups[g].code().as_bytes(),
                 arch.as_bytes(),
                 &runtime.to_le_bytes(),
             ]);
             dir.join(format!("{program}-{key:016x}"))
         })
         .collect();
-    let todo: Vec<usize> = (0..groups.len()).filter(|&i| !exes[i].is_file()).collect();
+    let todo: Vec<usize> = (0..which.len()).filter(|&i| !exes[i].is_file()).collect();
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
@@ -528,10 +702,11 @@ fn build_all(
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(&i) = todo.get(k) else { break };
-                    let name = &vs[groups[i].members[0]].name;
+                    let group = &groups[which[i]];
+                    let name = &vs[group.members[0]].name;
                     bar.set_message(name.clone());
                     let cu = exes[i].with_extension("cu");
-                    let built = std::fs::write(&cu, &groups[i].cuda)
+                    let built = std::fs::write(&cu, &group.cuda)
                         .map_err(|e| format!("cannot write {}: {e}", cu.display()))
                         .and_then(|()| crate::toolchain::nvcc_build(&tc, &cu, &exes[i], arch));
                     if let Err(e) = built {
@@ -548,21 +723,19 @@ fn build_all(
     });
     bar.finish_and_clear();
     let failures = failures.into_inner().expect("no thread panicked");
-    eprintln!(
-        "built {} of {} distinct programs for {arch}, {} already built, {} failed (cache: {})",
-        todo.len() - failures.len(),
-        groups.len(),
-        groups.len() - todo.len(),
-        failures.len(),
-        dir.display()
-    );
+    if !todo.is_empty() || which.len() == groups.len() {
+        eprintln!(
+            "built {} of {} distinct programs for {arch}, {} already built, {} failed (cache: {})",
+            todo.len() - failures.len(),
+            which.len(),
+            which.len() - todo.len(),
+            failures.len(),
+            dir.display()
+        );
+    }
     for (name, e) in &failures {
         let first = e.lines().take(4).collect::<Vec<_>>().join("\n  ");
         eprintln!("error: variant {name} does not build, left out:\n  {first}");
-    }
-    if failures.len() == groups.len() {
-        eprintln!("error: no variant of {program} builds: nothing to tune");
-        return Err(Failure::User);
     }
     Ok(exes.into_iter().map(|e| e.is_file().then_some(e)).collect())
 }

@@ -555,3 +555,107 @@ fn tune_measures_checks_and_ranks_the_variants() {
     assert!(!stderr.contains("built "), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tune_searches_within_a_budget_and_resumes_from_the_cache() {
+    let dir = scratch("tune-search");
+    fake_nvcc_of_programs(&dir.join("nvcc"));
+    let graph = dir.join("path.mtx");
+    std::fs::write(
+        &graph,
+        "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
+    )
+    .unwrap();
+    let tune = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
+            .args(["tune", "programs/bfs.irgl", "--arch", "sm_90"])
+            .args([
+                "--schedules",
+                "serial,tb,wp,fg",
+                "--outline-grids",
+                "resident",
+            ])
+            .args(["--runs", "3", "--timeout", "0.5", "--graph"])
+            .arg(&graph)
+            .arg("--out")
+            .arg(dir.join("results"))
+            .args(extra)
+            .current_dir(workspace())
+            .env("IRGLC_CACHE", dir.join("cache"))
+            .env("IRGLC_NVCC", dir.join("nvcc"))
+            .output()
+            .expect("irglc runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Greedy: the schedules first (fg wins; tb does not build, wp is wrong), then outlining
+    // and aggregation from fg, which lose; a second pass finds nothing new.
+    let (code, stdout, stderr) = tune(&["--search", "greedy"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("best on every graph: fg, 2.00x the baseline"),
+        "{stdout}"
+    );
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("greedy search: measured "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let measured: usize = line["greedy search: measured ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((5..20).contains(&measured), "{line}");
+    assert!(line.ends_with("of 20 distinct programs"), "{line}");
+    // Only what was measured is in the results: not tb+outline, which greedy never reached.
+    let csv = std::fs::read_to_string(dir.join("results/results.csv")).unwrap();
+    assert!(csv.contains("\nfg,path,ok,1,3,"), "{csv}");
+    assert!(!csv.contains("\ntb+outline,"), "{csv}");
+    assert!(
+        !stderr.contains("found in the cache"),
+        "a first run measures: {stderr}"
+    );
+    // The same search again: every outcome but the timed-out ones comes from the cache.
+    let (code, stdout2, stderr) = tune(&["--search", "greedy"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("measurements were found in the cache from an earlier run"),
+        "{stderr}"
+    );
+    assert!(
+        stdout2.contains("best on every graph: fg, 2.00x"),
+        "{stdout2}"
+    );
+    // --fresh measures again.
+    let (_, _, stderr) = tune(&["--search", "greedy", "--fresh"]);
+    assert!(!stderr.contains("found in the cache"), "{stderr}");
+    // Random: the baseline and a sample, the budget in all.
+    let (code, stdout, stderr) = tune(&["--search", "random", "--budget", "4", "--seed", "3"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("random search: measured 4 of 20 distinct programs"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("baseline"), "{stdout}");
+    // Flags that do not fit.
+    for (flags, message) in [
+        (&["--budget", "4"][..], "--budget limits a budgeted search"),
+        (
+            &["--search", "random"][..],
+            "--search random needs --budget",
+        ),
+        (
+            &["--search", "greedy", "--budget", "0"][..],
+            "--budget 0: the baseline at least",
+        ),
+    ] {
+        let (code, _, stderr) = tune(flags);
+        assert_eq!(code, Some(1), "{flags:?}");
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
