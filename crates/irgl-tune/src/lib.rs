@@ -9,11 +9,13 @@
 //! reaches differently): [`distinct`] compiles each once, in process, and groups them by
 //! the generated code, so that the tuner builds and runs each distinct program once.
 //! [`search`] chooses which of them to measure: all, a seeded random sample, or a greedy
-//! walk over one dimension at a time, within a budget.
+//! walk over one dimension at a time, within a budget. [`bench`] holds benchmark suites
+//! (programs x graphs x named option sets), their records and the comparison of two runs.
 //! [`rank`] turns what the runs measured into the ranking (never ranking a variant that ran
 //! wrong, failed or timed out), [`to_csv`]/[`to_json`] into the result files and [`to_svg`]
 //! into a picture of every variant's speedup per graph.
 
+pub mod bench;
 mod plot;
 mod results;
 mod search;
@@ -23,6 +25,6 @@ pub use plot::to_svg;
 pub use results::{Measurement, Outcome, Placed, Ranking, geomean, median, rank, to_csv, to_json};
 pub use search::{Medians, Search, search};
 pub use space::{
-    DEFAULT_SCHEDULES, Dimensions, Group, OutlineChoice, SpaceOptions, Variant, dimensions,
-    distinct, variants,
+    DEFAULT_SCHEDULES, Dimensions, Group, OutlineChoice, SpaceOptions, Variant, code_of,
+    dimensions, distinct, variants,
 };

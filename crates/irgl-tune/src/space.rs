@@ -81,7 +81,7 @@ impl Group {
     /// The group's code without the header that names one variant's options: what identifies
     /// the program (a build cache's key).
     pub fn code(&self) -> &str {
-        without_header(&self.cuda)
+        code_of(&self.cuda)
     }
 }
 
@@ -246,7 +246,7 @@ pub fn distinct(
     let mut groups: Vec<Group> = Vec::new();
     for (i, v) in variants.iter().enumerate() {
         let compiled = irgl_driver::compile(source, &v.config).map_err(|d| (v.name.clone(), d))?;
-        let code = without_header(&compiled.cuda).to_string();
+        let code = code_of(&compiled.cuda).to_string();
         match by_code.get(&code) {
             Some(&g) => groups[g].members.push(i),
             None => {
@@ -261,8 +261,9 @@ pub fn distinct(
     Ok(groups)
 }
 
-/// The generated file without its leading comment lines (which name the options).
-fn without_header(cuda: &str) -> &str {
+/// The generated file without its leading comment lines (which name the options): what
+/// identifies the program.
+pub fn code_of(cuda: &str) -> &str {
     let mut rest = cuda;
     while rest.starts_with("//") {
         rest = rest.split_once('\n').map_or("", |(_, r)| r);
@@ -290,7 +291,7 @@ mod tests {
 
     #[test]
     fn the_header_is_not_part_of_the_code() {
-        assert_eq!(without_header("// a\n// b\n#include x\n"), "#include x\n");
-        assert_eq!(without_header("// only"), "");
+        assert_eq!(code_of("// a\n// b\n#include x\n"), "#include x\n");
+        assert_eq!(code_of("// only"), "");
     }
 }

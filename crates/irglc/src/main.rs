@@ -7,9 +7,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use irgl_diagnostics::{Diagnostic, SourceMap};
 
+mod bench_cmd;
+mod build_cache;
 mod build_cmd;
 mod graph_cmd;
 mod opts;
+mod peer;
 mod report;
 mod toolchain;
 mod tune_cmd;
@@ -83,6 +86,9 @@ enum Command {
     /// The optimization space of a program: `--list` prints its variants (the options its
     /// structure allows) and which generate the same CUDA.
     Tune(tune_cmd::TuneArgs),
+    /// Run a benchmark suite (programs x graphs x option sets, every output verified, JSON
+    /// records), or compare two records: `irglc bench SUITE.toml`, `irglc bench compare OLD NEW`.
+    Bench(bench_cmd::BenchArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -163,6 +169,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Compile(args) => build_cmd::compile(&args),
         Command::Build(args) => build_cmd::build(&args),
         Command::Tune(args) => tune_cmd::tune(&args),
+        Command::Bench(args) => bench_cmd::bench(&args),
         Command::Run(args) => return build_cmd::run(&args),
         Command::Graph(cmd) => return graph_cmd::run(cmd),
         Command::Verify(args) => return verify_cmd::run(args),

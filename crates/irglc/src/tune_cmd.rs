@@ -125,7 +125,7 @@ impl TuneArgs {
 }
 
 /// The CPU reference a program is named after: its name, or the part before the first `-`.
-fn family_of(program: &str) -> Option<Program> {
+pub(crate) fn family_of(program: &str) -> Option<Program> {
     Program::from_name(program)
         .or_else(|| Program::from_name(program.split('-').next().unwrap_or_default()))
 }
@@ -534,15 +534,21 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
         output: &output,
         repeat: args.runs,
         timeout: Duration::from_secs_f64(args.timeout),
+        args: &[],
     };
     match run_variant(&spec) {
-        Ok(times_ms) => check(t.family, &t.csr, &output, times_ms),
+        Ok(r) => check(t.family, &t.csr, &output, r.times_ms),
         Err(o) => o,
     }
 }
 
 /// The outcome of a run that ended well: its times if its output matches the reference.
-fn check(family: Program, g: &irgl_graph::Csr, output: &Path, times_ms: Vec<f64>) -> Outcome {
+pub(crate) fn check(
+    family: Program,
+    g: &irgl_graph::Csr,
+    output: &Path,
+    times_ms: Vec<f64>,
+) -> Outcome {
     let name = output.display().to_string();
     let verdict = std::fs::File::open(output)
         .map_err(|e| format!("cannot read its output {name}: {e}"))
@@ -652,9 +658,8 @@ fn report_text(
     out
 }
 
-/// Builds the groups `which` into the cache, `jobs` nvcc processes at a time, with a progress
-/// bar; reports what was built, found built, and failed. Returns the executable of each group
-/// of `which`, none where it failed to build.
+/// Builds the groups `which` into the cache (`crate::build_cache::build`): the executable of
+/// each, none where it failed to build.
 fn build_groups(
     program: &str,
     vs: &[irgl_tune::Variant],
@@ -663,79 +668,14 @@ fn build_groups(
     arch: &str,
     jobs: Option<usize>,
 ) -> Result<Vec<Option<PathBuf>>, Failure> {
-    let tc = crate::toolchain::find_toolchain().map_err(|e| {
-        eprintln!("error: {e}");
-        Failure::User
-    })?;
-    let runtime = crate::toolchain::runtime_key();
-    let dir = crate::toolchain::cache_dir().join("build");
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        eprintln!("error: cannot create {}: {e}", dir.display());
-        Failure::User
-    })?;
-    let exes: Vec<PathBuf> = which
+    let items: Vec<(&str, &str)> = which
         .iter()
         .map(|&g| {
-            let key = crate::toolchain::fnv1a(&[
-                groups[g].code().as_bytes(),
-                arch.as_bytes(),
-                &runtime.to_le_bytes(),
-            ]);
-            dir.join(format!("{program}-{key:016x}"))
+            (
+                vs[groups[g].members[0]].name.as_str(),
+                groups[g].cuda.as_str(),
+            )
         })
         .collect();
-    let todo: Vec<usize> = (0..which.len()).filter(|&i| !exes[i].is_file()).collect();
-    let jobs = jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-    let bar = indicatif::ProgressBar::new(todo.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("building {pos}/{len} [{bar:30}] {elapsed} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failures = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(todo.len()) {
-            scope.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&i) = todo.get(k) else { break };
-                    let group = &groups[which[i]];
-                    let name = &vs[group.members[0]].name;
-                    bar.set_message(name.clone());
-                    let cu = exes[i].with_extension("cu");
-                    let built = std::fs::write(&cu, &group.cuda)
-                        .map_err(|e| format!("cannot write {}: {e}", cu.display()))
-                        .and_then(|()| crate::toolchain::nvcc_build(&tc, &cu, &exes[i], arch));
-                    if let Err(e) = built {
-                        let _ = std::fs::remove_file(&exes[i]);
-                        failures
-                            .lock()
-                            .expect("no thread panicked")
-                            .push((name.clone(), e));
-                    }
-                    bar.inc(1);
-                }
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let failures = failures.into_inner().expect("no thread panicked");
-    if !todo.is_empty() || which.len() == groups.len() {
-        eprintln!(
-            "built {} of {} distinct programs for {arch}, {} already built, {} failed (cache: {})",
-            todo.len() - failures.len(),
-            which.len(),
-            which.len() - todo.len(),
-            failures.len(),
-            dir.display()
-        );
-    }
-    for (name, e) in &failures {
-        let first = e.lines().take(4).collect::<Vec<_>>().join("\n  ");
-        eprintln!("error: variant {name} does not build, left out:\n  {first}");
-    }
-    Ok(exes.into_iter().map(|e| e.is_file().then_some(e)).collect())
+    crate::build_cache::build(program, &items, arch, jobs, which.len() == groups.len())
 }

@@ -1,6 +1,7 @@
-//! `irglc tune`: running one built variant on one graph: the program with `--repeat`,
-//! stopped at a time limit, its run record read for the times of its runs. What the output
-//! means is the caller's to check (against a CPU reference).
+//! `irglc tune` and `irglc bench`: running one built variant on one graph: the program with
+//! `--repeat`, stopped at a time limit, its run record read for the times of its runs. What
+//! the output means is the caller's to check (against a CPU reference). [`run_limited`] runs
+//! any command under a time limit (the peers too).
 
 use std::io::Read;
 use std::path::Path;
@@ -22,23 +23,48 @@ pub struct RunSpec<'a> {
     pub repeat: u32,
     /// The limit for the whole process, loading included.
     pub timeout: Duration,
+    /// The program's own arguments (its parameters).
+    pub args: &'a [String],
 }
 
-/// Runs the variant: its times in ms (one per timed run), or why not
-/// ([`Outcome::Timeout`], [`Outcome::Failed`]).
-pub fn run_variant(spec: &RunSpec<'_>) -> Result<Vec<f64>, Outcome> {
-    let mut child = Command::new(spec.exe)
-        .arg(spec.graph)
+/// What a run of a variant reported.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// One time per timed run, in ms.
+    pub times_ms: Vec<f64>,
+    /// Rounds of the host loops.
+    pub iterations: Option<u64>,
+    /// The GPU's name.
+    pub device: Option<String>,
+}
+
+/// Runs the variant: what its run record says, or why not ([`Outcome::Timeout`],
+/// [`Outcome::Failed`]).
+pub fn run_variant(spec: &RunSpec<'_>) -> Result<RunResult, Outcome> {
+    let mut cmd = Command::new(spec.exe);
+    cmd.arg(spec.graph)
+        .args(spec.args)
         .arg("--output")
         .arg(spec.output)
         .arg("--repeat")
-        .arg(spec.repeat.to_string())
+        .arg(spec.repeat.to_string());
+    let out = run_limited(cmd, spec.timeout)?;
+    record_of(&out).ok_or_else(|| Outcome::Failed {
+        why: "its run record (a JSON line with times_ms) is missing".to_string(),
+    })
+}
+
+/// Runs `cmd` to its end, stopped at `timeout`: its standard output if it succeeds, else
+/// why not (the first line of its standard error for a failure).
+pub fn run_limited(mut cmd: Command, timeout: Duration) -> Result<String, Outcome> {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| Outcome::Failed {
-            why: format!("cannot run {}: {e}", spec.exe.display()),
+            why: format!("cannot run {program}: {e}"),
         })?;
     // Both pipes are drained while the program runs, so that it never blocks on a full one.
     let mut stdout = child.stdout.take().expect("piped stdout");
@@ -57,17 +83,17 @@ pub fn run_variant(spec: &RunSpec<'_>) -> Result<Vec<f64>, Outcome> {
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() >= spec.timeout => {
+            Ok(None) if start.elapsed() >= timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(Outcome::Timeout {
-                    limit_s: spec.timeout.as_secs_f64(),
+                    limit_s: timeout.as_secs_f64(),
                 });
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => {
                 return Err(Outcome::Failed {
-                    why: format!("cannot wait for {}: {e}", spec.exe.display()),
+                    why: format!("cannot wait for {program}: {e}"),
                 });
             }
         }
@@ -77,23 +103,34 @@ pub fn run_variant(spec: &RunSpec<'_>) -> Result<Vec<f64>, Outcome> {
     if !status.success() {
         let first = err
             .lines()
+            .chain(out.lines())
             .find(|l| !l.trim().is_empty())
             .map(str::to_string)
             .unwrap_or_else(|| format!("{status}"));
         return Err(Outcome::Failed { why: first });
     }
-    times_of(&out).ok_or_else(|| Outcome::Failed {
-        why: "its run record (a JSON line with times_ms) is missing".to_string(),
-    })
+    Ok(out)
 }
 
-/// The `times_ms` of the last JSON line of a program's standard output.
-pub fn times_of(stdout: &str) -> Option<Vec<f64>> {
+/// The run record: the last JSON line of a program's standard output, with its times.
+pub fn record_of(stdout: &str) -> Option<RunResult> {
     let line = stdout
         .lines()
         .rev()
         .find(|l| l.trim_start().starts_with('{'))?;
     let record: serde_json::Value = serde_json::from_str(line).ok()?;
+    Some(RunResult {
+        times_ms: times_of(&record)?,
+        iterations: record.get("iterations").and_then(serde_json::Value::as_u64),
+        device: record
+            .get("device")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+/// The `times_ms` of a run record.
+fn times_of(record: &serde_json::Value) -> Option<Vec<f64>> {
     let times: Vec<f64> = record
         .get("times_ms")?
         .as_array()?
@@ -109,13 +146,20 @@ mod tests {
 
     #[test]
     fn the_times_come_from_the_last_record() {
+        let times = |s: &str| record_of(s).map(|r| r.times_ms);
         assert_eq!(
-            times_of("note: x\n{\"program\":\"bfs\",\"times_ms\":[1.5,2,3e-1]}\n"),
-            Some(vec![1.5, 2.0, 0.3])
+            record_of(
+                "note: x\n{\"program\":\"bfs\",\"times_ms\":[1.5,2,3e-1],\"iterations\":7,\"device\":\"G\"}\n"
+            ),
+            Some(RunResult {
+                times_ms: vec![1.5, 2.0, 0.3],
+                iterations: Some(7),
+                device: Some("G".to_string())
+            })
         );
-        assert_eq!(times_of("{\"times_ms\":[]}"), None);
-        assert_eq!(times_of("{\"time_ms\":1}"), None);
-        assert_eq!(times_of("no record"), None);
-        assert_eq!(times_of("{\"times_ms\":[1,\"x\"]}"), None);
+        assert_eq!(times("{\"times_ms\":[]}"), None);
+        assert_eq!(times("{\"time_ms\":1}"), None);
+        assert_eq!(times("no record"), None);
+        assert_eq!(times("{\"times_ms\":[1,\"x\"]}"), None);
     }
 }

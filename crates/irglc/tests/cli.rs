@@ -659,3 +659,125 @@ fn tune_searches_within_a_budget_and_resumes_from_the_cache() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A stand-in for a GAP source tree: its Makefile makes kernels that print two trial times
+/// and the arguments they got.
+fn fake_gapbs(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("src/bfs.cc"), "// stand-in\n").unwrap();
+    std::fs::write(
+        dir.join("Makefile"),
+        "bfs sssp pr cc tc:\n\tprintf '#!/bin/sh\\necho \"args: $$*\" >&2\\necho \"Trial Time:          0.00100000\"\\necho \"Trial Time:          0.00300000\"\\n' > $@ && chmod +x $@\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn bench_runs_a_suite_with_a_peer_and_compares_records() {
+    let dir = scratch("bench");
+    fake_nvcc_of_programs(&dir.join("nvcc"));
+    fake_gapbs(&dir.join("gap"));
+    std::fs::write(
+        dir.join("path.mtx"),
+        "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
+    )
+    .unwrap();
+    let bfs = workspace().join("programs/bfs.irgl");
+    std::fs::write(
+        dir.join("suite.toml"),
+        format!(
+            r#"runs = 3
+timeout = 5
+[[graph]]
+name = "path"
+path = "path.mtx"
+[[set]]
+name = "baseline"
+[[set]]
+name = "fg"
+flags = "--nested fg"
+[[set]]
+name = "tb"
+flags = "--nested tb"
+[[set]]
+name = "nowhere"
+flags = "--nested-at nosuch.loop0=tb"
+[[program]]
+file = "{}"
+[gapbs]
+path = "gap"
+"#,
+            bfs.display()
+        ),
+    )
+    .unwrap();
+    let bench = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
+            .arg("bench")
+            .args(args)
+            .current_dir(&dir)
+            .env("IRGLC_CACHE", dir.join("cache"))
+            .env("IRGLC_NVCC", dir.join("nvcc"))
+            .output()
+            .expect("irglc runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = bench(&["suite.toml", "--arch", "sm_90", "--out", "a.json"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    // The table: the median, the speedup over the first set, the peer's median (2 ms).
+    let line = |set: &str| {
+        stdout
+            .lines()
+            .find(|l| l.split_whitespace().nth(2) == Some(set))
+            .unwrap_or_else(|| panic!("{set}: {stdout}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(line("baseline")[3..], ["2.000", "1.00x", "2.000"]);
+    assert_eq!(line("fg")[3..], ["1.000", "2.00x", "2.000"]);
+    assert_eq!(line("tb")[3..], ["failed", "-", "2.000"]);
+    assert!(
+        stderr.contains("bfs on path [tb]: failed, it does not build"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("bfs on path [nowhere]: failed, the options do not apply: E05"),
+        "{stderr}"
+    );
+    // GAP's bfs ran with the program's source node, on the same graph.
+    assert!(
+        stderr.contains("gapbs bfs on path (-r 0 -n 3): 2.000 ms"),
+        "{stderr}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("a.json")).unwrap()).unwrap();
+    assert_eq!(json["runs"], 3);
+    assert_eq!(
+        json["records"][1]["options"],
+        "--block-size 256 --nested fg"
+    );
+    assert_eq!(json["records"][1]["median_ms"], 1.0);
+    assert_eq!(json["peers"][0]["kernel"], "bfs");
+    // A record where fg got twice as slow: flagged, exit status 1; against itself, none.
+    let mut slower = json.clone();
+    slower["records"][1]["times_ms"] = serde_json::json!([2.0, 2.0, 2.0]);
+    slower["records"][1]["median_ms"] = serde_json::json!(2.0);
+    std::fs::write(dir.join("b.json"), slower.to_string()).unwrap();
+    let (code, stdout, _) = bench(&["compare", "a.json", "b.json"]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.contains("REGRESSION"), "{stdout}");
+    assert!(stdout.contains("1 slower beyond the noise"), "{stdout}");
+    let (code, stdout, _) = bench(&["compare", "a.json", "a.json"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(!stdout.contains("REGRESSION"), "{stdout}");
+    // A suite with a mistake: its line, exit status 1.
+    std::fs::write(dir.join("bad.toml"), "runs = 0\n").unwrap();
+    let (code, _, stderr) = bench(&["bad.toml", "--arch", "sm_90"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("bad.toml"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,635 @@
+//! Benchmark suites: programs x graphs x named option sets, what a run of one records, and
+//! the comparison of two such records. The running is the CLI's (`irglc bench`); this module
+//! reads suites, holds the records and compares them.
+//!
+//! A suite is a TOML file:
+//!
+//! ```toml
+//! runs = 5            # timed runs of each program, graph and set, in one process
+//! timeout = 300       # seconds one such process may take
+//! weights_seed = 7    # weights added to graphs without them, for programs that read weights
+//!
+//! [[graph]]
+//! name = "road-NY"
+//! path = "../../shared/graphs/road-NY.mtx.gz"   # relative to the suite file
+//! [[graph]]
+//! name = "rmat20"
+//! rmat = { scale = 20, edge_factor = 16, seed = 1 }
+//!
+//! [[set]]
+//! name = "baseline"
+//! flags = ""
+//! [[set]]
+//! name = "tb+wp+fg"
+//! flags = "--nested tb+wp+fg"
+//!
+//! [[program]]
+//! file = "../programs/bfs.irgl"     # relative to the suite file
+//! sets = ["baseline", "tb+wp+fg"]   # default: every set
+//! graphs = ["road-NY"]              # default: every graph
+//! args = ["--src", "0"]             # the program's parameters (default: none)
+//!
+//! [gapbs]                           # the GAP peer (optional; or irglc bench --gapbs DIR)
+//! path = "../../shared/peers/gapbs"
+//! delta = 256
+//! ```
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::{Outcome, median};
+
+/// A benchmark suite, as read from its file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    #[serde(default = "default_runs")]
+    pub runs: u32,
+    #[serde(default = "default_timeout")]
+    pub timeout: f64,
+    #[serde(default = "default_seed")]
+    pub weights_seed: u64,
+    #[serde(rename = "graph", default)]
+    pub graphs: Vec<GraphSpec>,
+    #[serde(rename = "set", default)]
+    pub sets: Vec<SetSpec>,
+    #[serde(rename = "program", default)]
+    pub programs: Vec<ProgramSpec>,
+    #[serde(default)]
+    pub gapbs: Option<GapSpec>,
+}
+
+fn default_runs() -> u32 {
+    5
+}
+fn default_timeout() -> f64 {
+    300.0
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// A graph of a suite: a file, or generated.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphSpec {
+    pub name: String,
+    /// A graph file in any format `irglc graph convert` reads, relative to the suite file.
+    pub path: Option<String>,
+    /// An RMAT graph with Graph500 parameters.
+    pub rmat: Option<RmatSpec>,
+    /// A rows x cols 4-neighbour grid.
+    pub grid: Option<GridSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RmatSpec {
+    pub scale: u32,
+    #[serde(default = "default_edge_factor")]
+    pub edge_factor: u32,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+fn default_edge_factor() -> u32 {
+    16
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    pub rows: u32,
+    pub cols: u32,
+}
+
+/// A named option set: the flags of `irglc compile`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetSpec {
+    pub name: String,
+    #[serde(default)]
+    pub flags: String,
+}
+
+/// A program of a suite and what it runs on.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramSpec {
+    /// The `.irgl` file, relative to the suite file.
+    pub file: String,
+    /// The sets it runs under (default: every set of the suite).
+    pub sets: Option<Vec<String>>,
+    /// The graphs it runs on (default: every graph of the suite).
+    pub graphs: Option<Vec<String>>,
+    /// The program's own arguments, such as `--src 5`.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+/// The GAP benchmark suite as a peer.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GapSpec {
+    /// Its source tree, relative to the suite file.
+    pub path: Option<String>,
+    /// The delta of GAP's delta-stepping SSSP, for programs without a `delta` parameter.
+    #[serde(default = "default_delta")]
+    pub delta: u64,
+}
+
+fn default_delta() -> u64 {
+    256
+}
+
+impl Suite {
+    /// Reads a suite from TOML and checks it: names unique, every graph given one way, every
+    /// set and graph a program names defined, positive runs and timeout.
+    pub fn parse(text: &str) -> Result<Suite, String> {
+        let suite: Suite = toml::from_str(text).map_err(|e| e.to_string())?;
+        suite.check()?;
+        Ok(suite)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.runs == 0 {
+            return Err("runs = 0: each program runs at least once".into());
+        }
+        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
+            return Err(format!(
+                "timeout = {}: a positive number of seconds",
+                self.timeout
+            ));
+        }
+        if self.programs.is_empty() {
+            return Err("the suite has no [[program]]".into());
+        }
+        if self.graphs.is_empty() {
+            return Err("the suite has no [[graph]]".into());
+        }
+        if self.sets.is_empty() {
+            return Err("the suite has no [[set]]".into());
+        }
+        unique("graph", self.graphs.iter().map(|g| g.name.as_str()))?;
+        unique("set", self.sets.iter().map(|s| s.name.as_str()))?;
+        for g in &self.graphs {
+            let ways = [g.path.is_some(), g.rmat.is_some(), g.grid.is_some()]
+                .iter()
+                .filter(|&&b| b)
+                .count();
+            if ways != 1 {
+                return Err(format!(
+                    "graph {}: give exactly one of path, rmat and grid",
+                    g.name
+                ));
+            }
+        }
+        for p in &self.programs {
+            for s in p.sets.iter().flatten() {
+                if !self.sets.iter().any(|x| &x.name == s) {
+                    return Err(format!("program {}: no set is named {s}", p.file));
+                }
+            }
+            for g in p.graphs.iter().flatten() {
+                if !self.graphs.iter().any(|x| &x.name == g) {
+                    return Err(format!("program {}: no graph is named {g}", p.file));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The sets a program runs under, in the suite's order.
+    pub fn sets_of<'a>(&'a self, p: &'a ProgramSpec) -> Vec<&'a SetSpec> {
+        self.sets
+            .iter()
+            .filter(|s| p.sets.as_ref().is_none_or(|names| names.contains(&s.name)))
+            .collect()
+    }
+
+    /// The graphs a program runs on, in the suite's order.
+    pub fn graphs_of<'a>(&'a self, p: &'a ProgramSpec) -> Vec<&'a GraphSpec> {
+        self.graphs
+            .iter()
+            .filter(|g| {
+                p.graphs
+                    .as_ref()
+                    .is_none_or(|names| names.contains(&g.name))
+            })
+            .collect()
+    }
+}
+
+fn unique<'a>(what: &str, names: impl Iterator<Item = &'a str>) -> Result<(), String> {
+    let mut seen = BTreeSet::new();
+    for n in names {
+        if n.is_empty() {
+            return Err(format!("a {what} without a name"));
+        }
+        if !seen.insert(n) {
+            return Err(format!("two {what}s are named {n}"));
+        }
+    }
+    Ok(())
+}
+
+/// One program on one graph under one option set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchRecord {
+    pub program: String,
+    pub graph: String,
+    pub set: String,
+    /// The canonical options (`irglc compile` flags) of the set for this program.
+    pub options: String,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The median of the times, for a correct run.
+    #[serde(default)]
+    pub median_ms: Option<f64>,
+    /// Rounds of the host loops, as the program reports them.
+    #[serde(default)]
+    pub iterations: Option<u64>,
+}
+
+/// One peer program on one graph.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeerRecord {
+    pub peer: String,
+    /// The peer's kernel (`bfs`, `sssp`, ...).
+    pub kernel: String,
+    pub graph: String,
+    /// Its command line, the graph file aside.
+    pub args: Vec<String>,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub median_ms: Option<f64>,
+}
+
+/// What a run of a suite recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchReport {
+    pub suite: String,
+    /// The GPU, as the programs name it.
+    pub gpu: Option<String>,
+    /// The driver's version (nvidia-smi), where known.
+    pub driver: Option<String>,
+    /// irglc's version.
+    pub irglc: String,
+    /// Seconds since the Unix epoch when the run started.
+    pub started: u64,
+    pub runs: u32,
+    /// CPU threads the peers ran with.
+    #[serde(default)]
+    pub peer_threads: Option<usize>,
+    pub records: Vec<BenchRecord>,
+    #[serde(default)]
+    pub peers: Vec<PeerRecord>,
+}
+
+impl BenchRecord {
+    pub fn new(program: &str, graph: &str, set: &str, options: String, outcome: Outcome) -> Self {
+        let median_ms = match &outcome {
+            Outcome::Ok { times_ms } if !times_ms.is_empty() => Some(median(times_ms)),
+            _ => None,
+        };
+        BenchRecord {
+            program: program.to_string(),
+            graph: graph.to_string(),
+            set: set.to_string(),
+            options,
+            outcome,
+            median_ms,
+            iterations: None,
+        }
+    }
+}
+
+/// The peer kernel that computes what a program of `family` (a CPU reference's name) does,
+/// if the peer has one.
+pub fn gap_kernel(family: &str) -> Option<&'static str> {
+    match family {
+        "bfs" => Some("bfs"),
+        "sssp" => Some("sssp"),
+        "pr" => Some("pr"),
+        "cc" => Some("cc"),
+        "tc" => Some("tc"),
+        _ => None,
+    }
+}
+
+/// The report as a table: one line per program, graph and set, with the median, the speedup
+/// over the program's first set on that graph, and the peer's time where there is one.
+pub fn table(report: &BenchReport, family_of: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::new();
+    let peer_for = |program: &str, graph: &str| {
+        let kernel = family_of(program).and_then(|f| gap_kernel(&f))?;
+        report
+            .peers
+            .iter()
+            .find(|p| p.kernel == kernel && p.graph == graph)
+    };
+    let has_peers = !report.peers.is_empty();
+    out.push_str(&format!(
+        "{:<10} {:<16} {:<28} {:>12} {:>9}{}\n",
+        "program",
+        "graph",
+        "set",
+        "median ms",
+        "speedup",
+        if has_peers { "      GAP ms" } else { "" }
+    ));
+    for r in &report.records {
+        let first = report
+            .records
+            .iter()
+            .find(|x| x.program == r.program && x.graph == r.graph);
+        let time = match (&r.outcome, r.median_ms) {
+            (_, Some(t)) => format!("{t:.3}"),
+            (Outcome::Wrong { .. }, _) => "WRONG".into(),
+            (Outcome::Timeout { .. }, _) => "timeout".into(),
+            _ => "failed".into(),
+        };
+        let speedup = match (first.and_then(|f| f.median_ms), r.median_ms) {
+            (Some(b), Some(t)) => format!("{:.2}x", b / t),
+            _ => "-".into(),
+        };
+        let peer = if has_peers {
+            match peer_for(&r.program, &r.graph) {
+                Some(p) => match p.median_ms {
+                    Some(t) => format!(" {t:>11.3}"),
+                    None => format!(" {:>11}", "failed"),
+                },
+                None => format!(" {:>11}", "-"),
+            }
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "{:<10} {:<16} {:<28} {time:>12} {speedup:>9}{peer}\n",
+            r.program, r.graph, r.set
+        ));
+    }
+    out
+}
+
+/// How one record changed between two reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub program: String,
+    pub graph: String,
+    pub set: String,
+    pub old_ms: Option<f64>,
+    pub new_ms: Option<f64>,
+    /// The relative change that counts as noise for this pair.
+    pub noise: f64,
+    pub verdict: Verdict,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within the noise.
+    Same,
+    Faster,
+    /// Slower beyond the noise.
+    Regression,
+    /// Correct before, not now (wrong, failed or timed out).
+    Broken,
+    /// Not correct before, correct now.
+    Fixed,
+    /// Not correct in either.
+    NeitherOk,
+}
+
+/// The relative spread of a correct run's times: half the range over the median.
+fn spread(o: &Outcome) -> f64 {
+    match o {
+        Outcome::Ok { times_ms } if times_ms.len() > 1 => {
+            let lo = times_ms.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = times_ms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (hi - lo) / 2.0 / median(times_ms)
+        }
+        _ => 0.0,
+    }
+}
+
+/// Compares the records two reports share (by program, graph and set). A change counts when
+/// it is beyond `threshold` (relative) and beyond the two runs' own spread (half the range
+/// of each one's times over its median, summed).
+pub fn compare(old: &BenchReport, new: &BenchReport, threshold: f64) -> Vec<Change> {
+    let mut out = Vec::new();
+    for n in &new.records {
+        let Some(o) = old
+            .records
+            .iter()
+            .find(|o| o.program == n.program && o.graph == n.graph && o.set == n.set)
+        else {
+            continue;
+        };
+        let noise = threshold.max(spread(&o.outcome) + spread(&n.outcome));
+        let verdict = match (o.median_ms, n.median_ms) {
+            (Some(a), Some(b)) if b > a * (1.0 + noise) => Verdict::Regression,
+            (Some(a), Some(b)) if b * (1.0 + noise) < a => Verdict::Faster,
+            (Some(_), Some(_)) => Verdict::Same,
+            (Some(_), None) => Verdict::Broken,
+            (None, Some(_)) => Verdict::Fixed,
+            (None, None) => Verdict::NeitherOk,
+        };
+        out.push(Change {
+            program: n.program.clone(),
+            graph: n.graph.clone(),
+            set: n.set.clone(),
+            old_ms: o.median_ms,
+            new_ms: n.median_ms,
+            noise,
+            verdict,
+        });
+    }
+    out
+}
+
+/// The comparison as a table, flags on the lines that changed.
+pub fn compare_table(changes: &[Change]) -> String {
+    let mut out = format!(
+        "{:<10} {:<16} {:<28} {:>11} {:>11} {:>9} {:>7}\n",
+        "program", "graph", "set", "old ms", "new ms", "speedup", "noise"
+    );
+    let ms = |t: Option<f64>| t.map_or("-".to_string(), |t| format!("{t:.3}"));
+    for c in changes {
+        let speedup = match (c.old_ms, c.new_ms) {
+            (Some(a), Some(b)) => format!("{:.2}x", a / b),
+            _ => "-".into(),
+        };
+        let flag = match c.verdict {
+            Verdict::Same => "",
+            Verdict::Faster => "  faster",
+            Verdict::Regression => "  REGRESSION",
+            Verdict::Broken => "  BROKEN (not correct now)",
+            Verdict::Fixed => "  fixed (correct now)",
+            Verdict::NeitherOk => "  not correct in either",
+        };
+        out.push_str(&format!(
+            "{:<10} {:<16} {:<28} {:>11} {:>11} {speedup:>9} {:>6.1}%{flag}\n",
+            c.program,
+            c.graph,
+            c.set,
+            ms(c.old_ms),
+            ms(c.new_ms),
+            c.noise * 100.0
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUITE: &str = r#"
+runs = 3
+[[graph]]
+name = "ny"
+path = "ny.mtx"
+[[graph]]
+name = "r"
+rmat = { scale = 10 }
+[[set]]
+name = "baseline"
+[[set]]
+name = "tb"
+flags = "--nested tb"
+[[program]]
+file = "bfs.irgl"
+[[program]]
+file = "tc.irgl"
+sets = ["tb"]
+graphs = ["r"]
+args = ["--x", "1"]
+[gapbs]
+path = "gap"
+"#;
+
+    #[test]
+    fn a_suite_reads_with_its_defaults() {
+        let s = Suite::parse(SUITE).unwrap();
+        assert_eq!(s.runs, 3);
+        assert_eq!(s.timeout, 300.0);
+        assert_eq!(
+            s.graphs[1].rmat,
+            Some(RmatSpec {
+                scale: 10,
+                edge_factor: 16,
+                seed: 1
+            })
+        );
+        assert_eq!(s.sets[0].flags, "");
+        let names = |v: Vec<&SetSpec>| v.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(s.sets_of(&s.programs[0])), ["baseline", "tb"]);
+        assert_eq!(names(s.sets_of(&s.programs[1])), ["tb"]);
+        assert_eq!(s.graphs_of(&s.programs[1]).len(), 1);
+        assert_eq!(s.gapbs.as_ref().unwrap().delta, 256);
+    }
+
+    #[test]
+    fn bad_suites_say_what_is_wrong() {
+        for (edit, message) in [
+            (("sets = [\"tb\"]", "sets = [\"fg\"]"), "no set is named fg"),
+            (
+                ("graphs = [\"r\"]", "graphs = [\"x\"]"),
+                "no graph is named x",
+            ),
+            (("runs = 3", "runs = 0"), "runs = 0"),
+            (
+                ("name = \"tb\"", "name = \"baseline\""),
+                "two sets are named baseline",
+            ),
+            (
+                (
+                    "path = \"ny.mtx\"",
+                    "path = \"ny.mtx\"\ngrid = { rows = 2, cols = 2 }",
+                ),
+                "exactly one of path, rmat and grid",
+            ),
+            (("runs = 3", "runs = 3\nrusn = 4"), "unknown field `rusn`"),
+        ] {
+            let text = SUITE.replacen(edit.0, edit.1, 1);
+            let err = Suite::parse(&text).unwrap_err();
+            assert!(err.contains(message), "{message}: {err}");
+        }
+    }
+
+    fn report(rows: &[(&str, &str, Outcome)]) -> BenchReport {
+        BenchReport {
+            suite: "s.toml".into(),
+            gpu: Some("GPU".into()),
+            driver: None,
+            irglc: "0".into(),
+            started: 0,
+            runs: 3,
+            peer_threads: None,
+            records: rows
+                .iter()
+                .map(|(g, set, o)| BenchRecord::new("bfs", g, set, String::new(), o.clone()))
+                .collect(),
+            peers: Vec::new(),
+        }
+    }
+
+    fn ok(times: &[f64]) -> Outcome {
+        Outcome::Ok {
+            times_ms: times.to_vec(),
+        }
+    }
+
+    #[test]
+    fn comparison_flags_changes_beyond_the_noise() {
+        let old = report(&[
+            ("a", "s", ok(&[10.0, 10.0, 10.0])),
+            ("b", "s", ok(&[10.0, 10.0, 10.0])),
+            ("c", "s", ok(&[10.0, 8.0, 12.0])),
+            ("d", "s", ok(&[10.0])),
+            ("e", "s", ok(&[10.0])),
+            ("f", "s", Outcome::Wrong { why: "x".into() }),
+            ("only-old", "s", ok(&[1.0])),
+        ]);
+        let new = report(&[
+            ("a", "s", ok(&[12.0, 12.0, 12.0])),
+            ("b", "s", ok(&[10.2, 10.2, 10.2])),
+            ("c", "s", ok(&[12.0, 12.0, 12.0])),
+            ("d", "s", ok(&[5.0])),
+            ("e", "s", Outcome::Timeout { limit_s: 1.0 }),
+            ("f", "s", ok(&[1.0])),
+        ]);
+        let changes = compare(&old, &new, 0.05);
+        let verdicts: Vec<(&str, Verdict)> = changes
+            .iter()
+            .map(|c| (c.graph.as_str(), c.verdict))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("a", Verdict::Regression),
+                // 2% is within the 5% threshold.
+                ("b", Verdict::Same),
+                // 20% slower, but the old runs spread by 20% around their median.
+                ("c", Verdict::Same),
+                ("d", Verdict::Faster),
+                ("e", Verdict::Broken),
+                ("f", Verdict::Fixed),
+            ]
+        );
+        let table = compare_table(&changes);
+        assert!(table.contains("REGRESSION"), "{table}");
+        assert!(table.contains("0.83x"), "{table}");
+    }
+
+    #[test]
+    fn reports_round_trip_through_json() {
+        let r = report(&[("a", "s", ok(&[1.0, 2.0, 3.0]))]);
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains("\"median_ms\":2.0"), "{text}");
+        let back: BenchReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+    }
+}

@@ -1,0 +1,567 @@
+//! `irglc bench SUITE.toml`: every program of a suite on each of its graphs under each of its
+//! option sets, built once per distinct program (the build cache of `irglc tune`), run with
+//! several timed runs in one process, each output checked against the CPU reference, and the
+//! medians written as JSON records with the GPU, the driver and the exact options; with a
+//! GAP source tree (`--gapbs DIR` or the suite's `[gapbs]`), GAP's matching kernels run on the
+//! same converted graphs in the same run (`crate::peer`). `irglc bench compare OLD NEW`
+//! prints the speedups between two such files and flags the changes beyond the noise.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use irgl_diagnostics::SourceMap;
+use irgl_graph::verify::Program;
+use irgl_opt::OptConfig;
+use irgl_tune::Outcome;
+use irgl_tune::bench::{
+    BenchRecord, BenchReport, GraphSpec, PeerRecord, Suite, Verdict, compare, compare_table,
+    gap_kernel, table,
+};
+
+use crate::peer::{Gap, edge_list, gap_args};
+use crate::tune_run::{RunSpec, run_variant};
+use crate::{Failure, load, report};
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub command: Option<BenchCommand>,
+    /// The suite: a TOML file of graphs, option sets and programs (docs/testing.md).
+    pub suite: Option<PathBuf>,
+    /// Where the records go (default: bench-SUITE.json in the current folder).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// A GAP benchmark suite source tree to build and run beside the programs (overrides the
+    /// suite's `[gapbs] path`).
+    #[arg(long, value_name = "DIR")]
+    pub gapbs: Option<PathBuf>,
+    /// Timed runs per program, graph and set (overrides the suite's `runs`).
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u32>,
+    /// Only the programs whose name contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+    /// The GPU architecture to build for (default: this machine's GPU).
+    #[arg(long, value_name = "sm_XX")]
+    pub arch: Option<String>,
+    /// How many nvcc processes at once (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Compare two records of `irglc bench`: the speedup of each program, graph and set they
+    /// share, and the changes beyond the noise (exit status 1 if one got slower or stopped
+    /// being correct).
+    Compare {
+        old: PathBuf,
+        new: PathBuf,
+        /// The smallest relative change that counts; a pair whose runs spread more counts
+        /// only beyond their spread.
+        #[arg(long, default_value_t = 0.05, value_name = "FRACTION")]
+        threshold: f64,
+    },
+}
+
+pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
+    match (&args.command, &args.suite) {
+        (
+            Some(BenchCommand::Compare {
+                old,
+                new,
+                threshold,
+            }),
+            _,
+        ) => compare_files(old, new, *threshold),
+        (None, Some(suite)) => run_suite(args, suite),
+        (None, None) => {
+            eprintln!(
+                "error: irglc bench needs a suite (`irglc bench bench/paper.toml`) or `compare OLD.json NEW.json`"
+            );
+            Err(Failure::User)
+        }
+    }
+}
+
+fn read_report(path: &Path) -> Result<BenchReport, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", path.display());
+        Failure::User
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        eprintln!(
+            "error: {}: not a record of irglc bench: {e}",
+            path.display()
+        );
+        Failure::User
+    })
+}
+
+fn compare_files(old: &Path, new: &Path, threshold: f64) -> Result<(), Failure> {
+    if !(threshold >= 0.0 && threshold.is_finite()) {
+        eprintln!("error: --threshold {threshold}: a fraction of 0 or more, such as 0.05");
+        return Err(Failure::User);
+    }
+    let (a, b) = (read_report(old)?, read_report(new)?);
+    if a.gpu != b.gpu {
+        eprintln!(
+            "warning: the records come from different GPUs ({} and {}): their times do not compare",
+            a.gpu.as_deref().unwrap_or("unknown"),
+            b.gpu.as_deref().unwrap_or("unknown")
+        );
+    }
+    let changes = compare(&a, &b, threshold);
+    if changes.is_empty() {
+        eprintln!("error: the two records share no program, graph and set");
+        return Err(Failure::User);
+    }
+    crate::print_out(&compare_table(&changes));
+    let count = |v: Verdict| changes.iter().filter(|c| c.verdict == v).count();
+    let (slower, broken) = (count(Verdict::Regression), count(Verdict::Broken));
+    crate::print_out(&format!(
+        "{} compared: {} faster, {slower} slower beyond the noise, {broken} no longer correct\n",
+        changes.len(),
+        count(Verdict::Faster)
+    ));
+    if slower + broken > 0 {
+        return Err(Failure::User);
+    }
+    Ok(())
+}
+
+/// A program of the suite, compiled under each of its sets.
+struct Prepared {
+    name: String,
+    family: Program,
+    needs: irgl_cuda::GraphNeeds,
+    /// Per set: its name, its canonical options and its code, or why it does not apply.
+    sets: Vec<(String, String, Result<String, String>)>,
+}
+
+fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", path.display());
+        Failure::User
+    })?;
+    let suite = Suite::parse(&text).map_err(|e| {
+        eprintln!("error: {}: {e}", path.display());
+        Failure::User
+    })?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let runs = args.runs.unwrap_or(suite.runs);
+    if runs == 0 {
+        eprintln!("error: --runs 0: a program runs at least once");
+        return Err(Failure::User);
+    }
+    let arch = crate::build_cmd::arch(&args.arch)?;
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Every program first: one that does not check stops the run before anything is built.
+    let mut prepared = Vec::new();
+    for p in &suite.programs {
+        let file = base.join(&p.file);
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if args
+            .only
+            .as_ref()
+            .is_some_and(|t| !stem.contains(t.as_str()))
+        {
+            continue;
+        }
+        prepared.push((p, prepare(&suite, p, &file)?));
+    }
+    if prepared.is_empty() {
+        eprintln!("error: no program of the suite is named like --only");
+        return Err(Failure::User);
+    }
+    // Build every distinct program of the run first.
+    for (_, pp) in &prepared {
+        let items: Vec<(&str, &str)> = pp
+            .sets
+            .iter()
+            .filter_map(|(name, _, code)| code.as_ref().ok().map(|c| (name.as_str(), c.as_str())))
+            .collect();
+        crate::build_cache::build(&pp.name, &items, &arch, args.jobs, false)?;
+    }
+    let mut report = BenchReport {
+        suite: path.display().to_string(),
+        gpu: None,
+        driver: driver_version(),
+        irglc: env!("CARGO_PKG_VERSION").to_string(),
+        started,
+        runs,
+        peer_threads: None,
+        records: Vec::new(),
+        peers: Vec::new(),
+    };
+    let out_dir = std::env::temp_dir().join(format!("irglc-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).map_err(|e| {
+        eprintln!("error: cannot create {}: {e}", out_dir.display());
+        Failure::User
+    })?;
+    // What the peer needs of each program's runs: its graph, its parameters, its rounds.
+    let mut peer_jobs: Vec<PeerJob> = Vec::new();
+    let timeout = Duration::from_secs_f64(suite.timeout);
+    for (p, pp) in &prepared {
+        for g in suite.graphs_of(p) {
+            let input = graph_file(g, base)?;
+            let gr = crate::build_cmd::prepare_graph(&input, &pp.needs, suite.weights_seed)?;
+            let (csr, _) = crate::graph_cmd::load_graph(
+                &gr,
+                &crate::graph_cmd::InputOptions {
+                    format: None,
+                    keep_ids: false,
+                },
+            )
+            .map_err(|e| {
+                eprintln!("error: {e}");
+                Failure::User
+            })?;
+            let kernel = gap_kernel(pp.family.name());
+            let mut peer_job: Option<PeerJob> = None;
+            for (set, options, code) in &pp.sets {
+                let output = out_dir.join(format!("{}.{}.{set}.out", pp.name, g.name));
+                let ran = match code {
+                    Err(why) => Ran::failed(why.clone()),
+                    Ok(code) => {
+                        let exe = crate::build_cache::exe_path(&pp.name, code, &arch);
+                        let spec = RunSpec {
+                            exe: &exe,
+                            graph: &gr,
+                            output: &output,
+                            repeat: runs,
+                            timeout,
+                            args: &p.args,
+                        };
+                        run_and_check(&spec, pp.family, &csr)
+                    }
+                };
+                let _ = std::fs::remove_file(&output);
+                if report.gpu.is_none() {
+                    report.gpu.clone_from(&ran.device);
+                }
+                if let (Some(kernel), None, Outcome::Ok { .. }) = (kernel, &peer_job, &ran.outcome)
+                {
+                    peer_job = Some(PeerJob {
+                        kernel,
+                        graph: g.name.clone(),
+                        gr: gr.clone(),
+                        symmetric: pp.needs.symmetric,
+                        params: ran.params.clone(),
+                        rounds: ran.rounds,
+                    });
+                }
+                let mut record =
+                    BenchRecord::new(&pp.name, &g.name, set, options.clone(), ran.outcome);
+                record.iterations = ran.rounds;
+                eprintln!("{}", progress_line(&record));
+                report.records.push(record);
+            }
+            peer_jobs.extend(peer_job);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    // The peer, on the same converted graphs.
+    let gap_dir = args.gapbs.clone().or_else(|| {
+        suite
+            .gapbs
+            .as_ref()
+            .and_then(|g| g.path.as_ref())
+            .map(|p| base.join(p))
+    });
+    if let Some(dir) = gap_dir {
+        let gap = Gap::build(&dir)?;
+        report.peer_threads = std::thread::available_parallelism().ok().map(|n| n.get());
+        let delta = suite.gapbs.as_ref().map_or(256, |g| g.delta);
+        for job in &peer_jobs {
+            let Some(gargs) = gap_args(
+                job.kernel,
+                &job.params,
+                job.rounds,
+                job.symmetric,
+                delta,
+                runs,
+            ) else {
+                continue;
+            };
+            if report
+                .peers
+                .iter()
+                .any(|p| p.kernel == job.kernel && p.graph == job.graph && p.args == gargs)
+            {
+                continue;
+            }
+            let (csr, _) = crate::graph_cmd::load_graph(
+                &job.gr,
+                &crate::graph_cmd::InputOptions {
+                    format: None,
+                    keep_ids: false,
+                },
+            )
+            .map_err(|e| {
+                eprintln!("error: {e}");
+                Failure::User
+            })?;
+            let el = edge_list(&job.gr, &csr)?;
+            let outcome = match gap.run(job.kernel, &el, &gargs, timeout) {
+                Ok(times_ms) => Outcome::Ok { times_ms },
+                Err(o) => o,
+            };
+            let median_ms = match &outcome {
+                Outcome::Ok { times_ms } => Some(irgl_tune::median(times_ms)),
+                _ => None,
+            };
+            eprintln!(
+                "gapbs {} on {} ({}): {}",
+                job.kernel,
+                job.graph,
+                gargs.join(" "),
+                median_ms.map_or_else(|| format!("{outcome:?}"), |t| format!("{t:.3} ms"))
+            );
+            report.peers.push(PeerRecord {
+                peer: "gapbs".to_string(),
+                kernel: job.kernel.to_string(),
+                graph: job.graph.clone(),
+                args: gargs,
+                outcome,
+                median_ms,
+            });
+        }
+    }
+    let families: BTreeMap<String, String> = prepared
+        .iter()
+        .map(|(_, pp)| (pp.name.clone(), pp.family.name().to_string()))
+        .collect();
+    crate::print_out(&table(&report, &|p| families.get(p).cloned()));
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "suite".to_string());
+        PathBuf::from(format!("bench-{stem}.json"))
+    });
+    let json = serde_json::to_string_pretty(&report).expect("plain data serializes");
+    std::fs::write(&out, json).map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", out.display());
+        Failure::User
+    })?;
+    eprintln!("records: {}", out.display());
+    let wrong = report
+        .records
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Wrong { .. }))
+        .count();
+    if wrong > 0 {
+        eprintln!("error: {wrong} runs did not match the CPU reference");
+        return Err(Failure::User);
+    }
+    Ok(())
+}
+
+/// What one program, graph and set gave.
+struct Ran {
+    outcome: Outcome,
+    /// Rounds of the host loops, parameters (from the output file) and GPU, where it ran.
+    rounds: Option<u64>,
+    params: Vec<(String, String)>,
+    device: Option<String>,
+}
+
+impl Ran {
+    fn failed(why: String) -> Ran {
+        Ran {
+            outcome: Outcome::Failed { why },
+            rounds: None,
+            params: Vec::new(),
+            device: None,
+        }
+    }
+}
+
+/// Runs a built program (none where it did not build) and checks its output.
+fn run_and_check(spec: &RunSpec<'_>, family: Program, csr: &irgl_graph::Csr) -> Ran {
+    if !spec.exe.is_file() {
+        return Ran::failed("it does not build".to_string());
+    }
+    match run_variant(spec) {
+        Ok(r) => Ran {
+            outcome: crate::tune_cmd::check(family, csr, spec.output, r.times_ms),
+            rounds: r.iterations,
+            params: params_of(spec.output),
+            device: r.device,
+        },
+        Err(outcome) => Ran {
+            outcome,
+            ..Ran::failed(String::new())
+        },
+    }
+}
+
+/// A peer run to make: GAP's `kernel` on a program's graph with its parameters.
+struct PeerJob {
+    kernel: &'static str,
+    graph: String,
+    gr: PathBuf,
+    symmetric: bool,
+    params: Vec<(String, String)>,
+    rounds: Option<u64>,
+}
+
+/// Compiles a program under each of the suite's sets it runs under.
+fn prepare(
+    suite: &Suite,
+    p: &irgl_tune::bench::ProgramSpec,
+    file: &Path,
+) -> Result<Prepared, Failure> {
+    let mut sources = SourceMap::new();
+    let id = load(&mut sources, &file.to_path_buf())?;
+    let text = sources.get(id).map(|f| f.text.clone()).unwrap_or_default();
+    let name = file.display().to_string();
+    let source = irgl_driver::Source {
+        file: id,
+        name: &name,
+        text: &text,
+    };
+    let (module, _) = irgl_driver::lower(source).map_err(|diags| {
+        report::eprint(&diags, &sources);
+        Failure::User
+    })?;
+    let family = crate::tune_cmd::family_of(&module.name).ok_or_else(|| {
+        eprintln!(
+            "error: {}: no CPU reference is named like {}",
+            file.display(),
+            module.name
+        );
+        Failure::User
+    })?;
+    let mut sets = Vec::new();
+    let mut needs = None;
+    for s in suite.sets_of(p) {
+        let flags: Vec<&str> = s.flags.split_whitespace().collect();
+        let config = OptConfig::from_args(&flags).map_err(|e| {
+            eprintln!("error: set {}: {e}", s.name);
+            Failure::User
+        })?;
+        let code = match irgl_driver::compile(source, &config) {
+            Ok(c) => {
+                needs = Some(c.needs.clone());
+                Ok(c.cuda)
+            }
+            Err(diags) => Err(format!(
+                "the options do not apply: {}",
+                diags
+                    .first()
+                    .map(|d| format!("{} {}", d.code, d.message))
+                    .unwrap_or_default()
+            )),
+        };
+        sets.push((s.name.clone(), config.canonical(), code));
+    }
+    let needs = needs.unwrap_or_else(|| irgl_cuda::graph_needs(&module));
+    Ok(Prepared {
+        name: module.name.clone(),
+        family,
+        needs,
+        sets,
+    })
+}
+
+/// The file of a suite's graph: its path, or the generated graph in the cache.
+fn graph_file(g: &GraphSpec, base: &Path) -> Result<PathBuf, Failure> {
+    if let Some(p) = &g.path {
+        return Ok(base.join(p));
+    }
+    let (key, make): (
+        String,
+        Box<dyn Fn() -> Result<irgl_graph::Csr, irgl_graph::GraphError>>,
+    ) = if let Some(r) = g.rmat {
+        (
+            format!("rmat-s{}-e{}-seed{}", r.scale, r.edge_factor, r.seed),
+            Box::new(move || {
+                irgl_graph::generate::rmat(
+                    r.scale,
+                    r.edge_factor,
+                    irgl_graph::generate::RmatParams::default(),
+                    r.seed,
+                    &irgl_graph::NoProgress,
+                )
+                .map(irgl_graph::Csr::from_edge_list)
+            }),
+        )
+    } else if let Some(gr) = g.grid {
+        (
+            format!("grid-{}x{}", gr.rows, gr.cols),
+            Box::new(move || {
+                irgl_graph::generate::grid(gr.rows, gr.cols).map(irgl_graph::Csr::from_edge_list)
+            }),
+        )
+    } else {
+        unreachable!("a checked suite gives every graph one way")
+    };
+    let dir = crate::toolchain::cache_dir().join("graphs");
+    let path = dir.join(format!("{key}.gr"));
+    if path.is_file() {
+        return Ok(path);
+    }
+    eprintln!("generating {} ({key})", g.name);
+    let csr = make().map_err(|e| {
+        eprintln!("error: graph {}: {e}", g.name);
+        Failure::User
+    })?;
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        let tmp = path.with_extension("tmp");
+        irgl_graph::format::gr::write(&csr, std::io::BufWriter::new(std::fs::File::create(&tmp)?))?;
+        std::fs::rename(&tmp, &path)
+    });
+    written.map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        Failure::User
+    })?;
+    Ok(path)
+}
+
+/// The parameters a program ran with, from its output file.
+fn params_of(output: &Path) -> Vec<(String, String)> {
+    let name = output.display().to_string();
+    std::fs::File::open(output)
+        .ok()
+        .and_then(|f| irgl_graph::output::parse(std::io::BufReader::new(f), &name).ok())
+        .map(|o| {
+            o.params
+                .iter()
+                .map(|(n, v, _)| (n.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The driver's version, from nvidia-smi, where it is there.
+fn driver_version() -> Option<String> {
+    let out = std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=driver_version", "--format=csv,noheader"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next()?.trim();
+    (out.status.success() && !first.is_empty()).then(|| first.to_string())
+}
+
+/// One line of progress per record.
+fn progress_line(r: &BenchRecord) -> String {
+    let what = match (&r.outcome, r.median_ms) {
+        (_, Some(t)) => format!("{t:.3} ms"),
+        (Outcome::Wrong { why }, _) => format!("WRONG, {why}"),
+        (Outcome::Timeout { limit_s }, _) => format!("stopped after {limit_s} s"),
+        (Outcome::Failed { why }, _) => format!("failed, {why}"),
+        (Outcome::Ok { .. }, None) => "no times".to_string(),
+    };
+    format!("{} on {} [{}]: {what}", r.program, r.graph, r.set)
+}

@@ -1,0 +1,248 @@
+//! The GAP benchmark suite as a peer of `irglc bench`: built from a source tree the user
+//! names (a copy of it is built in the cache, the tree itself is left as it is), run on the
+//! same converted graphs as the programs, with matched parameters:
+//!
+//! | program family | GAP kernel and arguments |
+//! |---|---|
+//! | bfs | `bfs -r SRC` |
+//! | sssp | `sssp -r SRC -d DELTA` (the program's `delta`, else the suite's) |
+//! | pr | `pr -i ROUNDS -t 0`: as many iterations as the program ran, damping 0.85 for both |
+//! | cc | `cc` |
+//! | tc | `tc` |
+//!
+//! with `-s` where the program reads a symmetric graph, and `-n RUNS`. GAP reads the graph as
+//! an edge list (`.el`, or `.wel` with the weights), written once per converted graph; its
+//! time per trial excludes reading and building the graph, as the programs' times do.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use irgl_graph::Csr;
+use irgl_tune::Outcome;
+
+use crate::Failure;
+use crate::tune_run::run_limited;
+
+/// GAP's kernels that `irglc bench` runs.
+const KERNELS: &[&str] = &["bfs", "sssp", "pr", "cc", "tc"];
+
+/// A built copy of GAP.
+pub struct Gap {
+    dir: PathBuf,
+}
+
+impl Gap {
+    /// Copies the tree at `src` into the cache (once per its path) and builds the kernels
+    /// with its Makefile.
+    pub fn build(src: &Path) -> Result<Gap, Failure> {
+        let fail = |what: String| {
+            eprintln!("error: GAP benchmark suite at {}: {what}", src.display());
+            Failure::User
+        };
+        if !src.join("src/bfs.cc").is_file() || !src.join("Makefile").is_file() {
+            return Err(fail(
+                "not a GAP source tree (no Makefile and src/bfs.cc)".into(),
+            ));
+        }
+        let abs = src
+            .canonicalize()
+            .map_err(|e| fail(format!("cannot read it: {e}")))?;
+        let key = crate::toolchain::fnv1a(&[abs.display().to_string().as_bytes()]);
+        let dir = crate::toolchain::cache_dir().join(format!("gapbs-{key:016x}"));
+        if KERNELS.iter().all(|k| dir.join(k).is_file()) {
+            return Ok(Gap { dir });
+        }
+        let status = Command::new("cp")
+            .arg("-r")
+            .arg(abs.join("."))
+            .arg(&dir)
+            .status()
+            .map_err(|e| fail(format!("cannot copy it: {e}")))?;
+        if !status.success() {
+            return Err(fail(format!("cannot copy it to {}", dir.display())));
+        }
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+        eprintln!("building the GAP benchmark suite in {}", dir.display());
+        let out = Command::new("make")
+            .arg("-C")
+            .arg(&dir)
+            .arg(format!("-j{jobs}"))
+            .args(KERNELS)
+            .output()
+            .map_err(|e| fail(format!("cannot run make: {e}")))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let first = err.lines().take(6).collect::<Vec<_>>().join("\n  ");
+            return Err(fail(format!("make failed:\n  {first}")));
+        }
+        Ok(Gap { dir })
+    }
+
+    /// Runs `kernel` with `args` on `graph` (an edge list from [`edge_list`]): the time of
+    /// each trial, in ms, or why not.
+    pub fn run(
+        &self,
+        kernel: &str,
+        graph: &Path,
+        args: &[String],
+        timeout: Duration,
+    ) -> Result<Vec<f64>, Outcome> {
+        let mut cmd = Command::new(self.dir.join(kernel));
+        cmd.arg("-f").arg(graph).args(args);
+        let out = run_limited(cmd, timeout)?;
+        let times = trial_times(&out);
+        if times.is_empty() {
+            return Err(Outcome::Failed {
+                why: "GAP printed no `Trial Time`".to_string(),
+            });
+        }
+        Ok(times)
+    }
+}
+
+/// The arguments of GAP's `kernel` matched to a program's run: its parameters (`src`,
+/// `delta`) from its output file, its rounds, whether its graph is symmetric.
+pub fn gap_args(
+    kernel: &str,
+    params: &[(String, String)],
+    rounds: Option<u64>,
+    symmetric: bool,
+    default_delta: u64,
+    runs: u32,
+) -> Option<Vec<String>> {
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let src = param("src").unwrap_or_else(|| "0".to_string());
+    let mut args: Vec<String> = match kernel {
+        "bfs" => vec!["-r".into(), src],
+        "sssp" => vec![
+            "-r".into(),
+            src,
+            "-d".into(),
+            param("delta").unwrap_or_else(|| default_delta.to_string()),
+        ],
+        "pr" => vec![
+            "-i".into(),
+            rounds?.max(1).to_string(),
+            "-t".into(),
+            "0".into(),
+        ],
+        "cc" | "tc" => Vec::new(),
+        _ => return None,
+    };
+    if symmetric {
+        args.push("-s".into());
+    }
+    args.extend(["-n".to_string(), runs.to_string()]);
+    Some(args)
+}
+
+/// The `Trial Time:` lines of GAP's output, in ms.
+pub fn trial_times(stdout: &str) -> Vec<f64> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("Trial Time:"))
+        .filter_map(|t| t.trim().parse::<f64>().ok())
+        .map(|s| s * 1000.0)
+        .collect()
+}
+
+/// The graph `g` (read from `gr`) as an edge list GAP reads: `.wel` with the weights, else
+/// `.el`, written into the cache once per converted graph.
+pub fn edge_list(gr: &Path, g: &Csr) -> Result<PathBuf, Failure> {
+    let meta = std::fs::metadata(gr).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", gr.display());
+        Failure::User
+    })?;
+    let key = crate::toolchain::fnv1a(&[
+        gr.display().to_string().as_bytes(),
+        &meta.len().to_le_bytes(),
+    ]);
+    let ext = if g.weights.is_some() { "wel" } else { "el" };
+    let dir = crate::toolchain::cache_dir().join("peer-graphs");
+    let path = dir.join(format!("{key:016x}.{ext}"));
+    if path.is_file() {
+        return Ok(path);
+    }
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        let tmp = path.with_extension("tmp");
+        write_edge_list(g, std::io::BufWriter::new(std::fs::File::create(&tmp)?))?;
+        std::fs::rename(&tmp, &path)
+    });
+    written.map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        Failure::User
+    })?;
+    Ok(path)
+}
+
+/// One edge a line, `SRC DST` or `SRC DST WEIGHT`, in the graph's order.
+fn write_edge_list(g: &Csr, mut w: impl std::io::Write) -> std::io::Result<()> {
+    for u in 0..g.n {
+        let (lo, hi) = (g.offsets[u as usize], g.offsets[u as usize + 1]);
+        for e in lo..hi {
+            let v = g.dst[e as usize];
+            match &g.weights {
+                Some(ws) => writeln!(w, "{u} {v} {}", ws[e as usize])?,
+                None => writeln!(w, "{u} {v}")?,
+            }
+        }
+    }
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_match_the_program() {
+        let params = vec![
+            ("src".to_string(), "5".to_string()),
+            ("delta".to_string(), "64".to_string()),
+        ];
+        let args = |k, rounds, sym| gap_args(k, &params, rounds, sym, 256, 3);
+        assert_eq!(args("bfs", None, false).unwrap(), ["-r", "5", "-n", "3"]);
+        assert_eq!(
+            args("sssp", None, false).unwrap(),
+            ["-r", "5", "-d", "64", "-n", "3"]
+        );
+        assert_eq!(
+            gap_args("sssp", &[], None, false, 256, 3).unwrap(),
+            ["-r", "0", "-d", "256", "-n", "3"]
+        );
+        assert_eq!(
+            args("pr", Some(45), false).unwrap(),
+            ["-i", "45", "-t", "0", "-n", "3"]
+        );
+        assert_eq!(args("pr", None, false), None, "pr needs the rounds");
+        assert_eq!(args("tc", None, true).unwrap(), ["-s", "-n", "3"]);
+        assert_eq!(args("mst", None, true), None);
+    }
+
+    #[test]
+    fn trial_times_are_read_in_ms() {
+        let out = "Read Time:           0.10000000\nTrial Time:          0.00123400\n\
+                   Trial Time:          0.00200000\nAverage Time:        0.00161700\n";
+        assert_eq!(trial_times(out), [1.234, 2.0]);
+        assert!(trial_times("nothing").is_empty());
+    }
+
+    #[test]
+    fn edge_lists_hold_every_edge() {
+        let g = Csr {
+            n: 3,
+            offsets: vec![0, 2, 2, 3],
+            dst: vec![1, 2, 0],
+            weights: Some(vec![7, 8, 9]),
+        };
+        let mut out = Vec::new();
+        write_edge_list(&g, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "0 1 7\n0 2 8\n2 0 9\n");
+    }
+}
