@@ -44,6 +44,9 @@ pub struct BenchArgs {
     /// Only the programs whose name contains this text.
     #[arg(long, value_name = "TEXT")]
     pub only: Option<String>,
+    /// Only these graphs of the suite, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub graphs: Vec<String>,
     /// The GPU architecture to build for (default: this machine's GPU).
     #[arg(long, value_name = "sm_XX")]
     pub arch: Option<String>,
@@ -147,10 +150,29 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         eprintln!("error: cannot read {}: {e}", path.display());
         Failure::User
     })?;
-    let suite = Suite::parse(&text).map_err(|e| {
+    let mut suite = Suite::parse(&text).map_err(|e| {
         eprintln!("error: {}: {e}", path.display());
         Failure::User
     })?;
+    if let Some(g) = args
+        .graphs
+        .iter()
+        .find(|g| !suite.graphs.iter().any(|x| &&x.name == g))
+    {
+        eprintln!(
+            "error: --graphs {g}: the suite has no such graph (it has {})",
+            suite
+                .graphs
+                .iter()
+                .map(|x| x.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Err(Failure::User);
+    }
+    if !args.graphs.is_empty() {
+        suite.graphs.retain(|g| args.graphs.contains(&g.name));
+    }
     let base = path.parent().unwrap_or(Path::new("."));
     let runs = args.runs.unwrap_or(suite.runs);
     if runs == 0 {
