@@ -13,8 +13,16 @@
 //!
 //! Problems with the file itself (a missing array, a wrong node count) are errors; answers that
 //! differ from the reference give a [`Verdict`] that is not ok.
+//!
+//! A [`Verifier`] checks many outputs against one graph (the tuner's variants) and computes
+//! each reference once per its parameters: a triangle count or a PageRank of a large graph
+//! takes seconds.
 
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 use crate::INF_U32;
 use crate::csr::Csr;
@@ -129,6 +137,42 @@ impl fmt::Display for Verdict {
 
 /// Compares `out` with the reference for `program` on `g`.
 pub fn verify(program: Program, g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    Verifier::new(g).verify(program, out)
+}
+
+/// Compares outputs with the references on one graph, computing each reference once.
+pub struct Verifier<'g> {
+    g: &'g Csr,
+    /// The references computed so far, by program and parameters.
+    memo: RefCell<HashMap<String, Rc<dyn Any>>>,
+}
+
+impl<'g> Verifier<'g> {
+    pub fn new(g: &'g Csr) -> Self {
+        Verifier {
+            g,
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Compares `out` with the reference for `program`.
+    pub fn verify(&self, program: Program, out: &OutputFile) -> Result<Verdict> {
+        verify_with(self, program, out)
+    }
+
+    /// The reference named `key`, computed by `f` the first time.
+    fn memo<T: 'static>(&self, key: String, f: impl FnOnce(&Csr) -> T) -> Rc<T> {
+        if let Some(r) = self.memo.borrow().get(&key) {
+            return Rc::clone(r).downcast::<T>().expect("one type per key");
+        }
+        let r = Rc::new(f(self.g));
+        self.memo.borrow_mut().insert(key, r.clone());
+        r
+    }
+}
+
+fn verify_with(vf: &Verifier<'_>, program: Program, out: &OutputFile) -> Result<Verdict> {
+    let g = vf.g;
     if out.nodes != u64::from(g.n) || out.edges != g.num_edges() {
         return Err(GraphError::file(
             &out.path,
@@ -142,14 +186,14 @@ pub fn verify(program: Program, g: &Csr, out: &OutputFile) -> Result<Verdict> {
         ));
     }
     match program {
-        Program::Bfs => verify_bfs(g, out),
-        Program::Sssp => verify_sssp(g, out),
-        Program::Cc => verify_cc(g, out),
-        Program::Pr => verify_pr(g, out),
-        Program::Tc => verify_tc(g, out),
+        Program::Bfs => verify_bfs(vf, out),
+        Program::Sssp => verify_sssp(vf, out),
+        Program::Cc => verify_cc(vf, out),
+        Program::Pr => verify_pr(vf, out),
+        Program::Tc => verify_tc(vf, out),
         Program::Mis => verify_mis(g, out),
-        Program::Mst => verify_mst(g, out),
-        Program::Traverse => verify_traverse(g, out),
+        Program::Mst => verify_mst(vf, out),
+        Program::Traverse => verify_traverse(vf, out),
     }
 }
 
@@ -231,11 +275,11 @@ fn compare_exact(v: &mut Verdict, expected: impl Iterator<Item = u64>, got: &[u6
     }
 }
 
-fn verify_bfs(g: &Csr, out: &OutputFile) -> Result<Verdict> {
-    let p = Program::Bfs;
+fn verify_bfs(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Bfs);
     let src = source(g, out, p)?;
     let got = unsigned(out, node_array(out, "level", p)?, p)?;
-    let levels = bfs::bfs_levels(g, src);
+    let levels = vf.memo(format!("bfs {src}"), |g| bfs::bfs_levels(g, src));
     let mut v = Verdict::new(p);
     compare_exact(&mut v, levels.iter().map(|&x| u64::from(x)), got);
     let reached = levels.iter().filter(|&&x| x != INF_U32).count();
@@ -259,10 +303,10 @@ fn in_degrees(g: &Csr) -> Vec<u64> {
     d
 }
 
-fn verify_traverse(g: &Csr, out: &OutputFile) -> Result<Verdict> {
-    let p = Program::Traverse;
+fn verify_traverse(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Traverse);
     let got = unsigned(out, node_array(out, "hits", p)?, p)?;
-    let expected = in_degrees(g);
+    let expected = vf.memo("in-degrees".to_string(), in_degrees);
     let mut v = Verdict::new(p);
     compare_exact(&mut v, expected.iter().copied(), got);
     let pushed: u64 = got.iter().sum();
@@ -275,11 +319,12 @@ fn verify_traverse(g: &Csr, out: &OutputFile) -> Result<Verdict> {
     Ok(v)
 }
 
-fn verify_sssp(g: &Csr, out: &OutputFile) -> Result<Verdict> {
-    let p = Program::Sssp;
+fn verify_sssp(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Sssp);
     let src = source(g, out, p)?;
     let got = unsigned(out, node_array(out, "dist", p)?, p)?;
-    let dist = sssp::dijkstra(g, src).ok_or_else(|| {
+    let dist = vf.memo(format!("sssp {src}"), |g| sssp::dijkstra(g, src));
+    let dist = dist.as_ref().as_ref().ok_or_else(|| {
         GraphError::Invalid(
             "sssp needs edge weights, but the graph has none (convert it with --weights SEED)"
                 .into(),
@@ -309,11 +354,11 @@ fn verify_sssp(g: &Csr, out: &OutputFile) -> Result<Verdict> {
     Ok(v)
 }
 
-fn verify_cc(g: &Csr, out: &OutputFile) -> Result<Verdict> {
-    let p = Program::Cc;
+fn verify_cc(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Cc);
     let got = unsigned(out, node_array(out, "comp", p)?, p)?;
     let got32: Vec<u32> = got.iter().map(|&x| x as u32).collect();
-    let expected = cc::components_union_find(g);
+    let expected = vf.memo("cc".to_string(), cc::components_union_find);
     let mut v = Verdict::new(p);
     for m in cc::same_partition(&expected, &got32) {
         v.mismatch(|| {
@@ -333,8 +378,8 @@ fn verify_cc(g: &Csr, out: &OutputFile) -> Result<Verdict> {
     Ok(v)
 }
 
-fn verify_pr(g: &Csr, out: &OutputFile) -> Result<Verdict> {
-    let p = Program::Pr;
+fn verify_pr(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Pr);
     let alpha: f64 = param(out, "alpha", p, "a number in [0, 1)")?;
     let tol: f64 = param(out, "tol", p, "a non-negative number")?;
     let max_iter: u64 = param(out, "max_iter", p, "a non-negative integer")?;
@@ -352,14 +397,16 @@ fn verify_pr(g: &Csr, out: &OutputFile) -> Result<Verdict> {
             format!("`rank` has type {}, expected f32 or f64", a.ty.name()),
         ));
     };
-    let r = pagerank::pagerank(
-        g,
-        pagerank::PageRankParams {
-            alpha,
-            tol,
-            max_iter,
-        },
-    );
+    let r = vf.memo(format!("pr {alpha:e} {tol:e} {max_iter}"), |g| {
+        pagerank::pagerank(
+            g,
+            pagerank::PageRankParams {
+                alpha,
+                tol,
+                max_iter,
+            },
+        )
+    });
     let abs = 10.0 * tol / (1.0 - alpha);
     let mut v = Verdict::new(p);
     let mut worst = (0.0f64, 0usize);
@@ -411,10 +458,10 @@ fn scalar_u64(out: &OutputFile, name: &str, program: Program) -> Result<u64> {
     }
 }
 
-fn verify_tc(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+fn verify_tc(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
     let p = Program::Tc;
     let got = scalar_u64(out, "triangles", p)?;
-    let expected = tc::triangles(g);
+    let expected = *vf.memo("tc".to_string(), tc::triangles);
     let mut v = Verdict::new(p);
     if got != expected {
         v.mismatch(|| format!("triangles: expected {expected}, got {got}"));
@@ -450,8 +497,8 @@ fn verify_mis(g: &Csr, out: &OutputFile) -> Result<Verdict> {
     Ok(v)
 }
 
-fn verify_mst(g: &Csr, out: &OutputFile) -> Result<Verdict> {
-    let p = Program::Mst;
+fn verify_mst(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Mst);
     let reported = scalar_u64(out, "mst_weight", p)?;
     let a = out
         .edge_array("in_mst")
@@ -464,7 +511,8 @@ fn verify_mst(g: &Csr, out: &OutputFile) -> Result<Verdict> {
                 .into(),
         )
     };
-    let forest = msf::kruskal(g).ok_or_else(no_weights)?;
+    let forest = vf.memo("mst".to_string(), msf::kruskal);
+    let forest = forest.as_ref().as_ref().ok_or_else(no_weights)?;
     let m = msf::check_marked(g, &marked).ok_or_else(no_weights)?;
     let mut v = Verdict::new(p);
     for &e in &m.self_loops {
@@ -569,6 +617,28 @@ mod tests {
         )
         .unwrap();
         assert!(!short.ok);
+    }
+
+    #[test]
+    fn a_verifier_computes_each_reference_once() {
+        let g = path3();
+        let vf = Verifier::new(&g);
+        for (body, ok) in [
+            ("param src 0\nnode level u32\n0\n1\n2\n", true),
+            ("param src 0\nnode level u32\n0\n1\n3\n", false),
+            ("param src 2\nnode level u32\n2\n1\n0\n", true),
+        ] {
+            let v = vf.verify(Program::Bfs, &file(body)).unwrap();
+            assert_eq!(v.ok, ok, "{body}: {v}");
+            assert_eq!(v, verify(Program::Bfs, &g, &file(body)).unwrap());
+        }
+        // One reference per source node.
+        assert_eq!(vf.memo.borrow().len(), 2);
+        let t = vf
+            .verify(Program::Tc, &file("scalar triangles u64 0\n"))
+            .unwrap();
+        assert!(t.ok, "{t}");
+        assert_eq!(vf.memo.borrow().len(), 3);
     }
 
     #[test]

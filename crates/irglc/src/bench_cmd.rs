@@ -230,6 +230,13 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         Failure::User
     })?;
     // What the peer needs of each program's runs: its graph, its parameters, its rounds.
+    let gap_dir = args.gapbs.clone().or_else(|| {
+        suite
+            .gapbs
+            .as_ref()
+            .and_then(|g| g.path.as_ref())
+            .map(|p| base.join(p))
+    });
     let mut peer_jobs: Vec<PeerJob> = Vec::new();
     let timeout = Duration::from_secs_f64(suite.timeout);
     for (p, pp) in &prepared {
@@ -247,7 +254,8 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 eprintln!("error: {e}");
                 Failure::User
             })?;
-            let kernel = gap_kernel(pp.family.name());
+            let verifier = irgl_graph::verify::Verifier::new(&csr);
+            let kernel = gap_kernel(pp.family.name()).filter(|_| gap_dir.is_some());
             let mut peer_job: Option<PeerJob> = None;
             for (set, options, code) in &pp.sets {
                 let output = out_dir.join(format!("{}.{}.{set}.out", pp.name, g.name));
@@ -263,7 +271,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                             timeout,
                             args: &p.args,
                         };
-                        run_and_check(&spec, pp.family, &csr)
+                        run_and_check(&spec, pp.family, &verifier)
                     }
                 };
                 let _ = std::fs::remove_file(&output);
@@ -275,7 +283,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                     peer_job = Some(PeerJob {
                         kernel,
                         graph: g.name.clone(),
-                        gr: gr.clone(),
+                        edge_list: edge_list(&gr, &csr)?,
                         symmetric: pp.needs.symmetric,
                         params: ran.params.clone(),
                         rounds: ran.rounds,
@@ -292,13 +300,6 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
     }
     let _ = std::fs::remove_dir_all(&out_dir);
     // The peer, on the same converted graphs.
-    let gap_dir = args.gapbs.clone().or_else(|| {
-        suite
-            .gapbs
-            .as_ref()
-            .and_then(|g| g.path.as_ref())
-            .map(|p| base.join(p))
-    });
     if let Some(dir) = gap_dir {
         let gap = Gap::build(&dir)?;
         report.peer_threads = std::thread::available_parallelism().ok().map(|n| n.get());
@@ -321,19 +322,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
             {
                 continue;
             }
-            let (csr, _) = crate::graph_cmd::load_graph(
-                &job.gr,
-                &crate::graph_cmd::InputOptions {
-                    format: None,
-                    keep_ids: false,
-                },
-            )
-            .map_err(|e| {
-                eprintln!("error: {e}");
-                Failure::User
-            })?;
-            let el = edge_list(&job.gr, &csr)?;
-            let outcome = match gap.run(job.kernel, &el, &gargs, timeout) {
+            let outcome = match gap.run(job.kernel, &job.edge_list, &gargs, timeout) {
                 Ok(times_ms) => Outcome::Ok { times_ms },
                 Err(o) => o,
             };
@@ -385,6 +374,10 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         eprintln!("error: {wrong} runs did not match the CPU reference");
         return Err(Failure::User);
     }
+    if report.records.iter().all(|r| r.median_ms.is_none()) {
+        eprintln!("error: no run succeeded (see the failures above)");
+        return Err(Failure::User);
+    }
     Ok(())
 }
 
@@ -409,13 +402,17 @@ impl Ran {
 }
 
 /// Runs a built program (none where it did not build) and checks its output.
-fn run_and_check(spec: &RunSpec<'_>, family: Program, csr: &irgl_graph::Csr) -> Ran {
+fn run_and_check(
+    spec: &RunSpec<'_>,
+    family: Program,
+    vf: &irgl_graph::verify::Verifier<'_>,
+) -> Ran {
     if !spec.exe.is_file() {
         return Ran::failed("it does not build".to_string());
     }
     match run_variant(spec) {
         Ok(r) => Ran {
-            outcome: crate::tune_cmd::check(family, csr, spec.output, r.times_ms),
+            outcome: crate::tune_cmd::check(family, vf, spec.output, r.times_ms),
             rounds: r.iterations,
             params: params_of(spec.output),
             device: r.device,
@@ -431,7 +428,8 @@ fn run_and_check(spec: &RunSpec<'_>, family: Program, csr: &irgl_graph::Csr) -> 
 struct PeerJob {
     kernel: &'static str,
     graph: String,
-    gr: PathBuf,
+    /// The program's graph as an edge list for GAP.
+    edge_list: PathBuf,
     symmetric: bool,
     params: Vec<(String, String)>,
     rounds: Option<u64>,

@@ -59,7 +59,13 @@ impl Gap {
             .arg(&dir)
             .status()
             .map_err(|e| fail(format!("cannot copy it: {e}")))?;
-        if !status.success() {
+        // The copy must be writable for make, whatever the tree's own permissions.
+        let writable = Command::new("chmod")
+            .arg("-R")
+            .arg("u+w")
+            .arg(&dir)
+            .status();
+        if !status.success() || !writable.is_ok_and(|s| s.success()) {
             return Err(fail(format!("cannot copy it to {}", dir.display())));
         }
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -303,19 +303,23 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         format: None,
         keep_ids: false,
     };
-    let mut targets = Vec::new();
-    for (path, name) in args.graphs.iter().zip(names) {
+    let mut loaded = Vec::new();
+    for path in &args.graphs {
         let gr = crate::build_cmd::prepare_graph(path, &needs, args.weights_seed)?;
         let (csr, _) = crate::graph_cmd::load_graph(&gr, &input).map_err(|e| {
             eprintln!("error: {e}");
             Failure::User
         })?;
+        loaded.push((gr, csr));
+    }
+    let mut targets = Vec::new();
+    for ((gr, csr), name) in loaded.iter().zip(names) {
         targets.push(Target {
             program: &module.name,
             family,
-            key: graph_key(&gr)?,
-            graph: gr,
-            csr,
+            key: graph_key(gr)?,
+            graph: gr.clone(),
+            verifier: irgl_graph::verify::Verifier::new(csr),
             name,
             out_dir: &out_dir,
         });
@@ -419,9 +423,9 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
 struct Target<'a> {
     program: &'a str,
     family: Program,
-    /// The `.gr` file the programs read, and the graph as the CPU reference reads it.
+    /// The `.gr` file the programs read, and the CPU references on it.
     graph: PathBuf,
-    csr: irgl_graph::Csr,
+    verifier: irgl_graph::verify::Verifier<'a>,
     /// What identifies the file's content in the measurement cache.
     key: u64,
     name: String,
@@ -537,7 +541,7 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
         args: &[],
     };
     match run_variant(&spec) {
-        Ok(r) => check(t.family, &t.csr, &output, r.times_ms),
+        Ok(r) => check(t.family, &t.verifier, &output, r.times_ms),
         Err(o) => o,
     }
 }
@@ -545,7 +549,7 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
 /// The outcome of a run that ended well: its times if its output matches the reference.
 pub(crate) fn check(
     family: Program,
-    g: &irgl_graph::Csr,
+    vf: &irgl_graph::verify::Verifier<'_>,
     output: &Path,
     times_ms: Vec<f64>,
 ) -> Outcome {
@@ -555,7 +559,7 @@ pub(crate) fn check(
         .and_then(|f| {
             irgl_graph::output::parse(std::io::BufReader::new(f), &name).map_err(|e| e.to_string())
         })
-        .and_then(|out| irgl_graph::verify::verify(family, g, &out).map_err(|e| e.to_string()));
+        .and_then(|out| vf.verify(family, &out).map_err(|e| e.to_string()));
     match verdict {
         Ok(v) if v.ok => Outcome::Ok { times_ms },
         Ok(v) => Outcome::Wrong {
