@@ -186,7 +186,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
     // Every program first: one that does not check stops the run before anything is built.
     let mut prepared = Vec::new();
     for p in &suite.programs {
-        let file = base.join(&p.file);
+        let file = normalize(&base.join(&p.file));
         let stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -548,6 +548,26 @@ fn graph_file(g: &GraphSpec, base: &Path) -> Result<PathBuf, Failure> {
     Ok(path)
 }
 
+/// `path` without `.` and without `dir/..` pairs: the program's name as `irglc tune` gives it
+/// (`programs/bfs.irgl`, not `bench/../programs/bfs.irgl`), since the generated code names
+/// its source and the build cache is keyed by the code.
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The parameters a program ran with, from its output file.
 fn params_of(output: &Path) -> Vec<(String, String)> {
     let name = output.display().to_string();
@@ -584,4 +604,18 @@ fn progress_line(r: &BenchRecord) -> String {
         (Outcome::Ok { .. }, None) => "no times".to_string(),
     };
     format!("{} on {} [{}]: {what}", r.program, r.graph, r.set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_normalized_lexically() {
+        let n = |s: &str| normalize(Path::new(s)).display().to_string();
+        assert_eq!(n("bench/../programs/bfs.irgl"), "programs/bfs.irgl");
+        assert_eq!(n("./a/./b/../c"), "a/c");
+        assert_eq!(n("../../shared/x"), "../../shared/x");
+        assert_eq!(n("/abs/dir/../f"), "/abs/f");
+    }
 }
