@@ -81,7 +81,8 @@ pub struct Ranking {
     pub excluded: Vec<Measurement>,
 }
 
-/// Ranks `ms`; `baseline` names the variant the speedups are measured against.
+/// Ranks `ms`; `baseline` names the variant the speedups are measured against. Ties keep the
+/// order of `ms`.
 pub fn rank(ms: &[Measurement], baseline: &str) -> Ranking {
     let mut graphs: Vec<(String, Vec<Placed>)> = Vec::new();
     let mut excluded = Vec::new();
@@ -111,11 +112,10 @@ pub fn rank(ms: &[Measurement], baseline: &str) -> Ranking {
         for p in placed.iter_mut() {
             p.speedup = base.map(|b| b / p.median_ms);
         }
-        placed.sort_by(|a, b| {
-            a.median_ms
-                .total_cmp(&b.median_ms)
-                .then(a.variant.cmp(&b.variant))
-        });
+        // Stable: variants of the same time (those that share a program) keep the order of
+        // the measurements, so that the first, the one whose options name what the code
+        // does, is the one ranked first.
+        placed.sort_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
     }
     // The best single variant: correct on every graph, by the geometric mean of its speedups.
     let mut best: Option<(String, f64)> = None;
@@ -260,6 +260,16 @@ mod tests {
         let (best, mean) = r.best_overall.unwrap();
         assert_eq!(best, "b");
         assert!((mean - 2.0).abs() < 1e-12);
+        // Variants of one program (the same times) keep the order of the measurements: the
+        // first is ranked and chosen first, whatever the names.
+        let tied = vec![
+            ok("baseline", "g1", &[10.0]),
+            ok("z-first", "g1", &[5.0]),
+            ok("a-second", "g1", &[5.0]),
+        ];
+        let r = rank(&tied, "baseline");
+        assert_eq!(r.graphs[0].1[0].variant, "z-first");
+        assert_eq!(r.best_overall.unwrap().0, "z-first");
         // Without a correct baseline there are no speedups and no best variant.
         let r = rank(&ms[1..3], "baseline");
         assert_eq!(r.graphs[0].1[0].speedup, None);
