@@ -536,15 +536,12 @@ fn graph_file(g: &GraphSpec, base: &Path) -> Result<PathBuf, Failure> {
         eprintln!("error: graph {}: {e}", g.name);
         Failure::User
     })?;
-    let written = std::fs::create_dir_all(&dir).and_then(|()| {
-        let tmp = path.with_extension("tmp");
-        irgl_graph::format::gr::write(&csr, std::io::BufWriter::new(std::fs::File::create(&tmp)?))?;
-        std::fs::rename(&tmp, &path)
-    });
-    written.map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        Failure::User
-    })?;
+    crate::toolchain::write_whole(&path, |w| irgl_graph::format::gr::write(&csr, w)).map_err(
+        |e| {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            Failure::User
+        },
+    )?;
     Ok(path)
 }
 

@@ -217,21 +217,11 @@ pub(crate) fn prepare_graph(
     if is_gr && !needs.symmetric && !needs.simple && !needs.weights {
         return Ok(graph.to_path_buf());
     }
-    let meta = std::fs::metadata(graph).map_err(|e| {
+    let stamp = toolchain::file_stamp(graph).map_err(|e| {
         eprintln!("error: cannot read {}: {e}", graph.display());
         Failure::User
     })?;
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs());
-    let key = fnv1a(&[
-        graph.display().to_string().as_bytes(),
-        &meta.len().to_le_bytes(),
-        &mtime.to_le_bytes(),
-        format!("{needs:?} {seed}").as_bytes(),
-    ]);
+    let key = fnv1a(&[&stamp.to_le_bytes(), format!("{needs:?} {seed}").as_bytes()]);
     let dir = toolchain::cache_dir().join("graphs");
     let out = dir.join(format!("{key:016x}.gr"));
     if out.is_file() {

@@ -161,26 +161,17 @@ pub fn trial_times(stdout: &str) -> Vec<f64> {
 /// The graph `g` (read from `gr`) as an edge list GAP reads: `.wel` with the weights, else
 /// `.el`, written into the cache once per converted graph.
 pub fn edge_list(gr: &Path, g: &Csr) -> Result<PathBuf, Failure> {
-    let meta = std::fs::metadata(gr).map_err(|e| {
+    let key = crate::toolchain::file_stamp(gr).map_err(|e| {
         eprintln!("error: cannot read {}: {e}", gr.display());
         Failure::User
     })?;
-    let key = crate::toolchain::fnv1a(&[
-        gr.display().to_string().as_bytes(),
-        &meta.len().to_le_bytes(),
-    ]);
     let ext = if g.weights.is_some() { "wel" } else { "el" };
     let dir = crate::toolchain::cache_dir().join("peer-graphs");
     let path = dir.join(format!("{key:016x}.{ext}"));
     if path.is_file() {
         return Ok(path);
     }
-    let written = std::fs::create_dir_all(&dir).and_then(|()| {
-        let tmp = path.with_extension("tmp");
-        write_edge_list(g, std::io::BufWriter::new(std::fs::File::create(&tmp)?))?;
-        std::fs::rename(&tmp, &path)
-    });
-    written.map_err(|e| {
+    crate::toolchain::write_whole(&path, |w| write_edge_list(g, w)).map_err(|e| {
         eprintln!("error: cannot write {}: {e}", path.display());
         Failure::User
     })?;

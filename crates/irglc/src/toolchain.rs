@@ -84,7 +84,39 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
-/// A stable 64-bit FNV-1a hash, for cache keys.
+/// What identifies a version of a file in the caches: a hash of its path, size and
+/// modification time.
+pub fn file_stamp(path: &Path) -> std::io::Result<u64> {
+    let meta = std::fs::metadata(path)?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Ok(fnv1a(&[
+        path.display().to_string().as_bytes(),
+        &meta.len().to_le_bytes(),
+        &mtime.to_le_bytes(),
+    ]))
+}
+
+/// Writes a file of the caches whole or not at all: into a temporary file beside it, renamed
+/// once `write` succeeded (the folder is created if needed).
+pub fn write_whole(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("tmp");
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    write(&mut w)?;
+    std::io::Write::flush(&mut w)?;
+    drop(w);
+    std::fs::rename(&tmp, path)
+}
+
 /// A hash of the runtime headers this irglc embeds: part of every build cache key, so that a
 /// program is rebuilt when the runtime changes.
 pub fn runtime_key() -> u64 {
@@ -95,6 +127,7 @@ pub fn runtime_key() -> u64 {
     fnv1a(&parts)
 }
 
+/// A stable 64-bit FNV-1a hash, for cache keys.
 pub fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {

@@ -432,23 +432,13 @@ struct Target<'a> {
     out_dir: &'a Path,
 }
 
-/// What identifies a graph file in the measurement cache: its path, size and modification
-/// time (a converted graph's path is itself keyed by its input and the conversion).
+/// What identifies a graph file in the measurement cache (a converted graph's path is itself
+/// keyed by its input and the conversion).
 fn graph_key(gr: &Path) -> Result<u64, Failure> {
-    let meta = std::fs::metadata(gr).map_err(|e| {
+    crate::toolchain::file_stamp(gr).map_err(|e| {
         eprintln!("error: cannot read {}: {e}", gr.display());
         Failure::User
-    })?;
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    Ok(crate::toolchain::fnv1a(&[
-        gr.display().to_string().as_bytes(),
-        &meta.len().to_le_bytes(),
-        &mtime.to_le_bytes(),
-    ]))
+    })
 }
 
 /// Where the outcome of an executable on a graph is kept: beside the executable's cache, by
