@@ -432,26 +432,23 @@ chmod +x "$out"
     assert!(status.success());
 }
 
-#[test]
-fn tune_measures_checks_and_ranks_the_variants() {
-    let dir = scratch("tune-run");
-    fake_nvcc_of_programs(&dir.join("nvcc"));
+/// The path 0 -> 1 -> 2, as a Matrix Market file in `dir`.
+fn path_graph(dir: &Path) -> PathBuf {
     let graph = dir.join("path.mtx");
     std::fs::write(
         &graph,
         "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
     )
     .unwrap();
-    let results = dir.join("results");
-    let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
-        .args([
-            "tune",
-            "programs/bfs.irgl",
-            "--arch",
-            "sm_90",
-            "--jobs",
-            "2",
-        ])
+    graph
+}
+
+/// `irglc tune` of bfs on `graph` with the stand-in nvcc of `dir` and its own cache: four
+/// schedules, outlining on the resident grid, three runs, half a second each, results in
+/// `dir/results`, and `extra` flags.
+fn tune_with_stand_ins(dir: &Path, graph: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irglc"))
+        .args(["tune", "programs/bfs.irgl", "--arch", "sm_90"])
         .args([
             "--schedules",
             "serial,tb,wp,fg",
@@ -459,14 +456,24 @@ fn tune_measures_checks_and_ranks_the_variants() {
             "resident",
         ])
         .args(["--runs", "3", "--timeout", "0.5", "--graph"])
-        .arg(&graph)
+        .arg(graph)
         .arg("--out")
-        .arg(&results)
+        .arg(dir.join("results"))
+        .args(extra)
         .current_dir(workspace())
         .env("IRGLC_CACHE", dir.join("cache"))
         .env("IRGLC_NVCC", dir.join("nvcc"))
         .output()
-        .expect("irglc runs");
+        .expect("irglc runs")
+}
+
+#[test]
+fn tune_measures_checks_and_ranks_the_variants() {
+    let dir = scratch("tune-run");
+    fake_nvcc_of_programs(&dir.join("nvcc"));
+    let graph = path_graph(&dir);
+    let results = dir.join("results");
+    let out = tune_with_stand_ins(&dir, &graph, &["--jobs", "2"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -560,31 +567,9 @@ fn tune_measures_checks_and_ranks_the_variants() {
 fn tune_searches_within_a_budget_and_resumes_from_the_cache() {
     let dir = scratch("tune-search");
     fake_nvcc_of_programs(&dir.join("nvcc"));
-    let graph = dir.join("path.mtx");
-    std::fs::write(
-        &graph,
-        "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
-    )
-    .unwrap();
+    let graph = path_graph(&dir);
     let tune = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
-            .args(["tune", "programs/bfs.irgl", "--arch", "sm_90"])
-            .args([
-                "--schedules",
-                "serial,tb,wp,fg",
-                "--outline-grids",
-                "resident",
-            ])
-            .args(["--runs", "3", "--timeout", "0.5", "--graph"])
-            .arg(&graph)
-            .arg("--out")
-            .arg(dir.join("results"))
-            .args(extra)
-            .current_dir(workspace())
-            .env("IRGLC_CACHE", dir.join("cache"))
-            .env("IRGLC_NVCC", dir.join("nvcc"))
-            .output()
-            .expect("irglc runs");
+        let out = tune_with_stand_ins(&dir, &graph, extra);
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -677,11 +662,7 @@ fn bench_runs_a_suite_with_a_peer_and_compares_records() {
     let dir = scratch("bench");
     fake_nvcc_of_programs(&dir.join("nvcc"));
     fake_gapbs(&dir.join("gap"));
-    std::fs::write(
-        dir.join("path.mtx"),
-        "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
-    )
-    .unwrap();
+    path_graph(&dir);
     let bfs = workspace().join("programs/bfs.irgl");
     std::fs::write(
         dir.join("suite.toml"),
