@@ -8,15 +8,19 @@
 //! - [`cdg::ControlDeps`]: the control-dependence graph, from the CFG and its post-dominators.
 //! - [`uniform::Uniformity`]: uniform branches (by construction and by analysis of their
 //!   conditions), uniform locals, and the focal points where a block-wide barrier may go.
+//! - [`asynchrony::AsyncCandidates`]: which worklist kernels may run asynchronously (one
+//!   launch draining the items their own pushes feed), and why not.
 //! - [`outline::OutlineTree`]: the `Iterate`/`Pipe` regions of `main`, nested, each
 //!   outlinable into a device control kernel or not, with the reason.
 
+pub mod asynchrony;
 pub mod cdg;
 pub mod cfg;
 pub mod dom;
 pub mod outline;
 pub mod uniform;
 
+pub use asynchrony::AsyncCandidates;
 pub use cdg::ControlDeps;
 pub use cfg::{Cfg, CfgNode, NodeKind};
 pub use dom::DomTree;

@@ -109,7 +109,9 @@ impl Hazards {
     pub const DATA: u8 = 32;
     /// The reduction flag's other word (`irgl::RoundFlag`), which the next reduction takes.
     pub const FLAG2: u8 = 64;
-    pub const ALL: u8 = 127;
+    /// The task queue of asynchronous kernels (its counters and stop flag).
+    pub const QUEUE: u8 = 128;
+    pub const ALL: u8 = 255;
 
     pub fn is_empty(self) -> bool {
         self.reads == 0 && self.writes == 0
@@ -195,6 +197,10 @@ pub(crate) fn launch_hazards(facts: &KernelFacts) -> Hazards {
         reads |= Hazards::FLAG;
         writes |= Hazards::FLAG;
     }
+    if facts.asynchronous {
+        reads |= Hazards::QUEUE;
+        writes |= Hazards::QUEUE;
+    }
     Hazards { reads, writes }
 }
 
@@ -227,6 +233,13 @@ fn kernel_name(c: &Control) -> String {
 /// The name of a kernel's body as a device function.
 pub(crate) fn device_fn_name(k: &Kernel) -> String {
     format!("irgl_dev_{}", cpp(&k.name))
+}
+
+/// Whether `c` calls an asynchronous kernel (then it takes the task queue).
+fn control_is_asynchronous(m: &Module, c: &Control) -> bool {
+    c.kernels
+        .iter()
+        .any(|&k| m.kernels[k].asynchronous.is_some())
 }
 
 /// The control kernel of `c` and its state block.
@@ -310,8 +323,13 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     e.w.line("for (int r = 0; r < 3; ++r) irgl_state->roles[r] = irgl_roles[r];");
     e.w.line("irgl_state->stopped = irgl_stopped;");
     e.w.close("}");
+    let queue = if control_is_asynchronous(m, c) {
+        "irgl::AsyncQueue irgl_queue, "
+    } else {
+        ""
+    };
     let kernel = format!(
-        "/// {}, outlined: the orchestration on the device, one resident grid.\n__global__ void __launch_bounds__(BLOCK) {}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {state}* irgl_state) {{\n{}}}",
+        "/// {}, outlined: the orchestration on the device, one resident grid.\n__global__ void __launch_bounds__(BLOCK) {}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {queue}{state}* irgl_state) {{\n{}}}",
         c.origin,
         kernel_name(c),
         e.w.finish()
@@ -479,6 +497,9 @@ impl Emitter<'_> {
                 if facts.retries {
                     pushed.push((Hazards::RETRY, "irgl_retry"));
                 }
+                if facts.asynchronous {
+                    pushed.push((Hazards::QUEUE, "irgl_queue"));
+                }
                 if !pushed.is_empty() {
                     self.need(pushed.iter().fold(0, |r, (bit, _)| r | bit), 0);
                     let tests: Vec<String> = pushed
@@ -618,8 +639,10 @@ impl Emitter<'_> {
             GridSize::PerSm(k) => format!("{k} * irgl::sm_count()"),
             GridSize::Blocks(n) => n.to_string(),
         };
+        let asynchronous = control_is_asynchronous(m, c);
+        let queue = if asynchronous { "h.queue.view(), " } else { "" };
         self.w.line(format!(
-            "irgl::launch_cooperative(\"{kernel} ({})\", {kernel}, {blocks}, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), irgl_sd.data());",
+            "irgl::launch_cooperative(\"{kernel} ({})\", {kernel}, {blocks}, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), {queue}irgl_sd.data());",
             c.origin
         ));
         self.w.line(format!("IRGL_CHECK_LAUNCH(\"{kernel}\");"));
@@ -639,6 +662,11 @@ impl Emitter<'_> {
         self.w.line(
             "h.wl.check_overflow_any(irgl_s.stopped != 0u ? irgl_calls[irgl_s.stopped - 1] : \"<initial>\");",
         );
+        if asynchronous {
+            self.w.line(
+                "if (irgl_s.stopped != 0u) h.queue.check_overflow(irgl_calls[irgl_s.stopped - 1]);",
+            );
+        }
         self.w.close("}");
     }
 }

@@ -11,13 +11,47 @@ use crate::expr::c_type;
 use crate::names::cpp;
 use crate::stmt::{ContinueAs, Emitter};
 
-/// The kernel parameter holding the worklist that `target` pushes to.
-pub(crate) fn push_target(target: WorklistRef) -> &'static str {
+/// The kernel parameter holding the worklist that `target` pushes to: the task queue where
+/// the kernel's asynchrony feeds it.
+pub(crate) fn push_target(target: WorklistRef, asynchrony: Option<Asynchrony>) -> &'static str {
     match target {
+        _ if asynchrony.is_some_and(|a| a.feeds(target)) => "irgl_queue",
         WorklistRef::Out => "irgl_out",
         WorklistRef::Retry => "irgl_retry",
         WorklistRef::In => panic!("push to the input worklist"),
     }
+}
+
+/// The properties an asynchronous kernel both reads and updates: other blocks update them
+/// while it runs, so it reads them past the L1 cache (`irgl::load_coherent`).
+pub(crate) fn coherent_props(k: &Kernel) -> Vec<PropId> {
+    if k.asynchronous.is_none() {
+        return Vec::new();
+    }
+    let body = &k.body;
+    let mut read = Vec::new();
+    let mut updated = Vec::new();
+    irgl_ir::visit::walk_block_exprs(body, &body.block, &mut |e| match &body.exprs[e].kind {
+        ExprKind::Element { prop, .. } => read.push(*prop),
+        ExprKind::Atomic {
+            place: Place::Element { prop, .. },
+            ..
+        } => updated.push(*prop),
+        _ => {}
+    });
+    irgl_ir::visit::walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Element { prop, .. },
+            ..
+        } = &body.stmts[s].kind
+        {
+            updated.push(*prop);
+        }
+    });
+    read.retain(|p| updated.contains(p));
+    read.sort();
+    read.dedup();
+    read
 }
 
 /// A kernel's parameters, typed: its own, then the runtime's.
@@ -96,6 +130,9 @@ pub(crate) fn kernel_runtime_params(facts: &KernelFacts) -> Vec<(&'static str, &
         p.push(("irgl::ReduceFlag", "irgl_reduce"));
         p.push(("irgl::Reduce", "irgl_rkind"));
     }
+    if facts.asynchronous {
+        p.push(("irgl::AsyncQueue", "irgl_queue"));
+    }
     p
 }
 
@@ -125,13 +162,16 @@ impl Emitter<'_> {
         let body = self.body();
         match &body.stmts[s].kind {
             StmtKind::ForAll(f) => match &f.schedule {
+                Schedule::Grid { uniform } if self.asynchrony.is_some() => {
+                    self.claimed(f, *uniform)
+                }
                 Schedule::Grid { uniform: false } => self.strided(f, true),
                 Schedule::Serial { .. } => self.strided(f, false),
                 Schedule::Grid { uniform: true } => self.uniform(f),
                 Schedule::Block(b) => self.scheduled(f, b),
             },
             StmtKind::Push(p) => {
-                let wl = push_target(p.target);
+                let wl = push_target(p.target, self.asynchrony);
                 let item = self.x.cond(p.item);
                 let block_trip = self.block_trips.last() == Some(&true);
                 match p.aggregation {
@@ -299,6 +339,56 @@ impl Emitter<'_> {
         self.continues.pop();
     }
 
+    /// The outer loop of an asynchronous kernel: the block claims items (the input worklist's,
+    /// then those its pushes feed) from the task queue until none is left; `irgl_activeN`
+    /// says whether this thread has one in this trip, as in a uniform loop.
+    fn claimed(&mut self, f: &ForAll, uniform: bool) {
+        assert!(
+            f.space == Space::Worklist,
+            "{}: an asynchronous loop over no worklist",
+            f.id
+        );
+        let n = f.id.index();
+        let v = self.x.local(f.var);
+        let ty = c_type(self.body().locals[f.var].ty);
+        self.w.open(format!(
+            "{{  // {}: asynchronous: the block claims items, the input worklist's, then those its own pushes feed, until none is left",
+            f.id
+        ));
+        self.w
+            .line(format!("const uint32_t irgl_ins{n} = irgl_in.size();"));
+        self.w.line(format!("uint32_t irgl_claimed{n} = 0u;"));
+        self.w
+            .line(format!("unsigned long long irgl_first{n} = 0ull;"));
+        self.w.open(format!(
+            "while ((irgl_claimed{n} = irgl_queue.claim_block<BLOCK>(irgl_ins{n}, irgl_claimed{n}, &irgl_first{n})) != 0u) {{"
+        ));
+        self.w.line(format!("uint32_t irgl_popped_{v} = 0u;"));
+        self.w.line(format!(
+            "const bool irgl_active{n} = threadIdx.x < irgl_claimed{n} && irgl_queue.take(irgl_in, irgl_ins{n}, irgl_first{n} + threadIdx.x, &irgl_popped_{v});"
+        ));
+        self.w.line(format!(
+            "[[maybe_unused]] const {ty} {v} = static_cast<{ty}>(irgl_first{n} + threadIdx.x);"
+        ));
+        if uniform {
+            self.active.push(format!("irgl_active{n}"));
+            self.block(&f.body);
+            self.active.pop();
+        } else {
+            self.continues.push(ContinueAs::Break);
+            self.block_trips.push(false);
+            self.w.open("do {  // this thread's item");
+            self.w.line(format!("if (!irgl_active{n}) break;"));
+            self.block(&f.body);
+            self.w.close("} while (0);");
+            self.block_trips.pop();
+            self.continues.pop();
+        }
+        self.w.close("}");
+        self.w.line("irgl_queue.leave_block();");
+        self.w.close("}");
+    }
+
     /// A uniform grid-stride loop: every thread of the grid makes the same number of trips;
     /// `irgl_activeN` says whether this thread has an item in this trip.
     fn uniform(&mut self, f: &ForAll) {
@@ -426,7 +516,7 @@ impl Emitter<'_> {
             let StmtKind::Push(p) = &self.body().stmts[s].kind else {
                 panic!("{s} is not a push");
             };
-            let wl = push_target(p.target);
+            let wl = push_target(p.target, self.asynchrony);
             self.w.line(format!(
                 "const irgl::wl_index_t irgl_slots{n} = {wl}.reserve_warp({count});  // every iteration pushes once"
             ));
@@ -454,7 +544,7 @@ impl Emitter<'_> {
             let StmtKind::Push(p) = &self.body().stmts[s].kind else {
                 panic!("{s} is not a push");
             };
-            let wl = push_target(p.target);
+            let wl = push_target(p.target, self.asynchrony);
             self.w
                 .open("{  // the block's pushes of this trip: one atomic");
             self.w.line(format!(

@@ -29,6 +29,11 @@ pub(crate) struct Exprs<'a> {
     pub side: Side,
     /// The kernel's name for the graph (device code).
     pub graph: &'a str,
+    /// An asynchronous kernel: `WL.pop(i)` is the item its thread took from the queue.
+    pub asynchronous: bool,
+    /// Properties read with loads that bypass L1 (an asynchronous kernel's, which it updates
+    /// while other blocks read them).
+    pub coherent: &'a [PropId],
 }
 
 impl<'a> Exprs<'a> {
@@ -125,6 +130,7 @@ impl<'a> Exprs<'a> {
                     Side::Host => format!("irgl::host_{method}(h.hg, {a})"),
                 }
             }
+            ExprKind::Pop(i) if self.asynchronous => format!("irgl_popped_{}", self.expr(*i)),
             ExprKind::Pop(i) => format!("irgl_in.pop({})", self.expr(*i)),
             ExprKind::TryLock { locks, index } => format!(
                 "irgl::try_lock({}.{}, {})",
@@ -162,6 +168,13 @@ impl<'a> Exprs<'a> {
         let p = self.m.prop(prop);
         let i = self.expr(index);
         match self.side {
+            Side::Device if self.coherent.contains(&prop) => {
+                format!(
+                    "irgl::load_coherent({}.{}[{i}])",
+                    self.graph(),
+                    cpp(&p.name)
+                )
+            }
             Side::Device => format!("{}.{}[{i}]", self.graph(), cpp(&p.name)),
             // The input property is the graph file's edge data, also kept on the host.
             Side::Host if p.input => format!("irgl::host_edge_data(h.hg, {i})"),
@@ -193,7 +206,12 @@ impl<'a> Exprs<'a> {
         match place {
             Place::Local(l) => self.local(*l),
             Place::Global(g) => cpp(&self.m.globals[g.index()].name).into_owned(),
-            Place::Element { prop, index } => self.element(*prop, *index),
+            Place::Element { prop, index } => format!(
+                "{}.{}[{}]",
+                self.graph(),
+                cpp(&self.m.prop(*prop).name),
+                self.expr(*index)
+            ),
         }
     }
 

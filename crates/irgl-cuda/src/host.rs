@@ -12,7 +12,7 @@ use crate::stmt::Emitter;
 use crate::writer::Writer;
 
 /// `launch_k`: one launch of the kernel over the current input worklist.
-pub(crate) fn launcher(k: &Kernel) -> String {
+pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
     let facts = k.facts();
     let name = cpp(&k.name);
     let mut sig = vec!["Host& h".to_string()];
@@ -39,6 +39,7 @@ pub(crate) fn launcher(k: &Kernel) -> String {
                 "irgl_retry" => "h.wl.retry().view()",
                 "irgl_reduce" => "h.reduce.view()",
                 "irgl_rkind" => "irgl_rkind",
+                "irgl_queue" => "h.queue.view()",
                 other => panic!("unknown runtime parameter {other}"),
             }
             .to_string(),
@@ -60,6 +61,19 @@ pub(crate) fn launcher(k: &Kernel) -> String {
             "irgl::launch_cooperative(\"{}\", {name}, 0, BLOCK, 0, 0, {args});",
             k.name
         ));
+    } else if facts.asynchronous {
+        // A fixed grid whose blocks claim the work as it appears (no residency needed).
+        let blocks = match launch.async_grid {
+            GridSize::Resident => "h.grid_cap".to_string(),
+            GridSize::PerSm(k) => {
+                format!("irgl::min_of({k}u * static_cast<uint32_t>(irgl::sm_count()), h.grid_cap)")
+            }
+            GridSize::Blocks(n) => format!("irgl::min_of({n}u, h.grid_cap)"),
+        };
+        w.line(format!(
+            "{name}<<<{blocks}, BLOCK>>>({args});  // asynchronous: grid {}",
+            launch.async_grid
+        ));
     } else if facts.has_forall {
         w.line(format!("{name}<<<blocks_for(h, {work}), BLOCK>>>({args});"));
     } else {
@@ -68,6 +82,9 @@ pub(crate) fn launcher(k: &Kernel) -> String {
     w.line(format!("IRGL_CHECK_LAUNCH(\"{}\");", k.name));
     if facts.uses_worklist {
         w.line(format!("h.wl.check_overflow(\"{}\");", k.name));
+    }
+    if facts.asynchronous {
+        w.line(format!("h.queue.check_overflow(\"{}\");", k.name));
     }
     w.close("}");
     w.finish().trim_end().to_string()

@@ -132,6 +132,8 @@ struct ProgramTemplate {
     controls: Vec<control::ControlDef>,
     main_body: String,
     needs_edge_data: bool,
+    /// Some kernel runs asynchronously: the host owns a task queue.
+    asynchronous: bool,
     output_scalars: Vec<OutputDef>,
     output_arrays: Vec<OutputDef>,
 }
@@ -171,6 +173,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         controls: Vec::new(),
         main_body: String::new(),
         needs_edge_data: m.graph.input.is_some(),
+        asynchronous: m.kernels.iter().any(|(_, k)| k.asynchronous.is_some()),
         output_scalars: Vec::new(),
         output_arrays: Vec::new(),
     };
@@ -225,7 +228,11 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
     let from_host = host_launches(&m.host, &m.host.block);
     for (id, k) in m.kernels.iter() {
         let graph = device::graph_param(k).unwrap_or(&m.graph.name);
+        let coherent = device::coherent_props(k);
         let mut e = stmt::Emitter::new(m, &k.body, Side::Device, graph, 1);
+        e.asynchrony = k.asynchronous;
+        e.x.asynchronous = k.asynchronous.is_some();
+        e.x.coherent = &coherent;
         e.block(&k.body.block);
         let in_control = controls.iter().any(|c| c.kernels.contains(&id));
         let (device_signature, device_call) = if in_control {
@@ -244,7 +251,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             },
             body: e.w.finish(),
             launcher: if launched {
-                host::launcher(k)
+                host::launcher(k, &m.launch)
             } else {
                 String::new()
             },

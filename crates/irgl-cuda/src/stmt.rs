@@ -38,6 +38,8 @@ pub(crate) struct Emitter<'a> {
     pub loop_slots: std::collections::HashMap<StmtId, (String, String)>,
     /// Inside a control kernel (outlined orchestration): its calls and whether it stops.
     pub control: Option<crate::control::ControlCtx>,
+    /// The kernel runs asynchronously: which of its pushes go to its task queue.
+    pub asynchrony: Option<Asynchrony>,
 }
 
 impl<'a> Emitter<'a> {
@@ -48,6 +50,8 @@ impl<'a> Emitter<'a> {
                 body,
                 side,
                 graph,
+                asynchronous: false,
+                coherent: &[],
             },
             w: Writer::new(level),
             continues: Vec::new(),
@@ -55,6 +59,7 @@ impl<'a> Emitter<'a> {
             block_trips: Vec::new(),
             loop_slots: std::collections::HashMap::new(),
             control: None,
+            asynchrony: None,
         }
     }
 

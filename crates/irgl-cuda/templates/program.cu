@@ -75,6 +75,9 @@ struct Host {
 {%- endif %}
 {%- endfor %}
   irgl::WorklistSet wl;
+{%- if asynchronous %}
+  irgl::HostAsyncQueue queue;  // the task queue of the asynchronous kernels
+{%- endif %}
   irgl::HostReduceFlag reduce;
   uint32_t grid_cap = 1;
   uint64_t iterations = 0;
@@ -87,7 +90,8 @@ struct Host {
         {{ p.name }}(hg.{% if p.on_edges %}nedges{% else %}nnodes{% endif %}),
 {%- endif %}
 {%- endfor %}
-        wl(wl_capacity) {
+        wl(wl_capacity){% if asynchronous %},
+        queue(wl_capacity){% endif %} {
     g.csr = dg.view();
 {%- for p in props %}
 {%- if p.input %}
@@ -152,6 +156,9 @@ static void reset_state(Host& h) {
                         h.hg.edge_data.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
 {%- endif %}
   h.wl.clear();
+{%- if asynchronous %}
+  h.queue.reset();
+{%- endif %}
   h.iterations = 0;
   IRGL_CHECK(cudaDeviceSynchronize());
 }

@@ -122,6 +122,11 @@ pub fn optimize(
             .collect());
     }
     m.launch.block_size = config.block_size;
+    m.launch.async_grid = config.async_grid;
+
+    let t = Instant::now();
+    irgl_opt::run_asynchronously(m, config)?;
+    trace.step("run_asynchronously", t, m);
 
     let t = Instant::now();
     irgl_opt::schedule_nested_loops(m, config)?;

@@ -101,9 +101,13 @@ pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> S
     } else {
         String::new()
     };
+    let asynchronous = match k.asynchronous {
+        Some(a) => format!(" async({})", a.name()),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "kernel {id} {}({}){shared} {{",
+        "kernel {id} {}({}){shared}{asynchronous} {{",
         k.name,
         params.join(", ")
     );

@@ -74,6 +74,9 @@ pub struct Module {
 pub struct LaunchConfig {
     /// Threads per block (a multiple of 32).
     pub block_size: u32,
+    /// The grid of asynchronous kernels launched from the host (at most what fits): their
+    /// idle blocks poll the task queue, so more blocks than the work needs slow the others.
+    pub async_grid: GridSize,
 }
 
 /// The input graph and its properties.
@@ -140,6 +143,37 @@ pub struct Kernel {
     /// Static shared memory the schedulers of this kernel use, in bytes (0 before
     /// `schedule_nested_loops`); occupancy depends on it.
     pub shared_bytes: u32,
+    /// Runs asynchronously (`run_asynchronously`): its launch goes on with the items its own
+    /// pushes feed until none is left, instead of a round per launch.
+    pub asynchronous: Option<Asynchrony>,
+}
+
+/// Which pushes of an asynchronous kernel feed its own launch (the shared task queue of
+/// `irgl::AsyncQueue`); the others go to their worklists as in a synchronous launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asynchrony {
+    /// `Retry` and `Respawn`: the launch replaces the re-invocation loop over the retry
+    /// worklist; `WL.push` still fills the output worklist.
+    Respawns,
+    /// Every push: the launch replaces the rounds of its `Iterate`.
+    AllPushes,
+}
+
+impl Asynchrony {
+    /// Whether a push to `target` goes to the launch's own queue.
+    pub fn feeds(self, target: WorklistRef) -> bool {
+        match self {
+            Asynchrony::Respawns => target == WorklistRef::Retry,
+            Asynchrony::AllPushes => target != WorklistRef::In,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Asynchrony::Respawns => "respawns",
+            Asynchrony::AllPushes => "all-pushes",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -731,6 +765,8 @@ pub struct KernelFacts {
     pub has_forall: bool,
     /// Has an outermost `ForAll` over the nodes: the launch is sized by the node count.
     pub over_nodes: bool,
+    /// Runs asynchronously: takes the task queue, launched on every resident block.
+    pub asynchronous: bool,
 }
 
 impl Kernel {
@@ -769,6 +805,7 @@ impl Kernel {
             f.uses_worklist |= matches!(body.exprs[e].kind, ExprKind::Pop(_));
         });
         f.uses_worklist |= f.pops;
+        f.asynchronous = self.asynchronous.is_some();
         f
     }
 

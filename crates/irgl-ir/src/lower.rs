@@ -112,7 +112,10 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
         outputs,
         kernels,
         host: b.body,
-        launch: LaunchConfig { block_size: 256 },
+        launch: LaunchConfig {
+            block_size: 256,
+            async_grid: GridSize::PerSm(1),
+        },
     }
 }
 
@@ -143,6 +146,7 @@ impl ModuleCx<'_> {
             params,
             body: b.body,
             shared_bytes: 0,
+            asynchronous: None,
         }
     }
 

@@ -53,6 +53,9 @@ pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
         }
         v.run();
         errors.extend(v.errors);
+        if k.asynchronous.is_some() {
+            errors.extend(asynchronous_kernel(k));
+        }
     }
     let mut v = Verifier::new(module, &module.host, Side::Host, "main".into());
     v.run();
@@ -62,6 +65,39 @@ pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
     } else {
         Err(errors)
     }
+}
+
+/// An asynchronous kernel claims the items of its one outermost `ForAll`, over the input
+/// worklist, from its queue: it has that loop only, and nothing that needs rounds (a
+/// reduction, a grid barrier).
+fn asynchronous_kernel(k: &Kernel) -> Vec<VerifyError> {
+    let error = |message: String| VerifyError {
+        body: format!("kernel {}", k.name),
+        stmt: None,
+        message,
+    };
+    let mut errors = Vec::new();
+    let outer: Vec<&ForAll> = k
+        .body
+        .block
+        .iter()
+        .filter_map(|&s| match &k.body.stmts[s].kind {
+            StmtKind::ForAll(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    if outer.len() != 1 || outer[0].space != Space::Worklist {
+        errors.push(error(
+            "an asynchronous kernel has exactly one outermost ForAll, over the worklist, at the top of its body".into(),
+        ));
+    }
+    let facts = k.facts();
+    if facts.reduces || facts.cooperative {
+        errors.push(error(
+            "an asynchronous kernel neither reduces nor has a grid barrier".into(),
+        ));
+    }
+    errors
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

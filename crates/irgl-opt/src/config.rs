@@ -24,6 +24,12 @@ pub struct OptConfig {
     pub outline_grid: GridSize,
     /// Cooperative conversion: the aggregation level of worklist pushes.
     pub aggregate: AggregateConfig,
+    /// Asynchronous worklist kernels: which run as one launch over a shared task queue.
+    #[serde(rename = "async")]
+    pub asynchronous: AsyncConfig,
+    /// The grid of asynchronous kernels launched from the host (with `async` only).
+    #[serde(with = "grid_text")]
+    pub async_grid: GridSize,
     /// Retry backoff for conflict-heavy retry worklists.
     pub retry_backoff: BackoffConfig,
 }
@@ -36,6 +42,8 @@ impl Default for OptConfig {
             outline: OutlineConfig::None,
             outline_grid: GridSize::Resident,
             aggregate: AggregateConfig::default(),
+            asynchronous: AsyncConfig::None,
+            async_grid: GridSize::PerSm(1),
             retry_backoff: BackoffConfig::default(),
         }
     }
@@ -199,6 +207,51 @@ impl fmt::Display for OutlineConfig {
     }
 }
 
+/// Which worklist kernels run asynchronously (`irglc emit outline` lists the candidates).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AsyncConfig {
+    /// Every launch is one round.
+    #[default]
+    None,
+    /// Every kernel that can.
+    All,
+    /// These kernels, by name.
+    Kernels(BTreeSet<String>),
+}
+
+impl AsyncConfig {
+    /// `none`, `all`, or a comma-separated list of kernel names.
+    pub fn parse(s: &str) -> Result<AsyncConfig, String> {
+        match s {
+            "none" => Ok(AsyncConfig::None),
+            "all" => Ok(AsyncConfig::All),
+            list => {
+                let names: BTreeSet<String> =
+                    list.split(',').map(|n| n.trim().to_string()).collect();
+                match names.iter().find(|n| n.is_empty()) {
+                    Some(_) => Err(format!(
+                        "`{list}`: not a list of kernels (none, all, or names such as sssp_nf,bfs_wl)"
+                    )),
+                    None => Ok(AsyncConfig::Kernels(names)),
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for AsyncConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AsyncConfig::None => f.write_str("none"),
+            AsyncConfig::All => f.write_str("all"),
+            AsyncConfig::Kernels(n) => {
+                f.write_str(&n.iter().cloned().collect::<Vec<_>>().join(","))
+            }
+        }
+    }
+}
+
 /// The aggregation level of worklist pushes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -304,6 +357,12 @@ impl OptConfig {
                 self.outline_grid
             ));
         }
+        if self.asynchronous == AsyncConfig::None && self.async_grid != GridSize::PerSm(1) {
+            errors.push(format!(
+                "--async-grid {}: the grid of asynchronous kernels applies only with --async",
+                self.async_grid
+            ));
+        }
         if self.retry_backoff.enabled {
             errors.push("--retry-backoff: retry backoff is not implemented yet".to_string());
         }
@@ -342,6 +401,14 @@ impl OptConfig {
         if self.outline_grid != GridSize::Resident {
             args.push("--outline-grid".to_string());
             args.push(self.outline_grid.to_string());
+        }
+        if self.asynchronous != AsyncConfig::None {
+            args.push("--async".to_string());
+            args.push(self.asynchronous.to_string());
+        }
+        if self.async_grid != GridSize::PerSm(1) {
+            args.push("--async-grid".to_string());
+            args.push(self.async_grid.to_string());
         }
         if self.aggregate.default != AggregateLevel::None {
             args.push("--aggregate".to_string());
@@ -383,6 +450,13 @@ impl OptConfig {
                 "--warp-threshold" => c.nested.warp_threshold = number()?,
                 "--outline" => {
                     c.outline = OutlineConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--async" => {
+                    c.asynchronous =
+                        AsyncConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--async-grid" => {
+                    c.async_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--outline-grid" => {
                     c.outline_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;

@@ -10,12 +10,14 @@
 pub mod aggregate_pushes;
 pub mod config;
 pub mod outline_iterations;
+pub mod run_asynchronously;
 pub mod schedule_nested_loops;
 
 pub use aggregate_pushes::aggregate_pushes;
 pub use config::{
-    AggregateConfig, AggregateLevel, BackoffConfig, NestedConfig, OptConfig, OutlineConfig,
-    ScheduleSpec,
+    AggregateConfig, AggregateLevel, AsyncConfig, BackoffConfig, NestedConfig, OptConfig,
+    OutlineConfig, ScheduleSpec,
 };
 pub use outline_iterations::outline_iterations;
+pub use run_asynchronously::run_asynchronously;
 pub use schedule_nested_loops::schedule_nested_loops;

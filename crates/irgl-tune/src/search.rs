@@ -203,7 +203,7 @@ mod tests {
     use irgl_ir::GridSize;
     use irgl_opt::{AggregateLevel, OutlineConfig, ScheduleSpec};
 
-    /// A space of 3 schedules x 2 aggregation levels x 2 outline choices, each variant its
+    /// A space of 3 schedules x 2 aggregation levels x 2 orchestration choices, each variant its
     /// own group.
     fn space() -> (Dimensions, Vec<Variant>, Vec<Group>) {
         let d = Dimensions {
@@ -216,10 +216,12 @@ mod tests {
                 OutlineChoice {
                     nodes: OutlineConfig::None,
                     grid: GridSize::Resident,
+                    asynchronous: false,
                 },
                 OutlineChoice {
                     nodes: OutlineConfig::Outer,
                     grid: GridSize::Resident,
+                    asynchronous: false,
                 },
             ],
             block_sizes: vec![256],

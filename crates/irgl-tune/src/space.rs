@@ -2,11 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use irgl_analysis::OutlineTree;
+use irgl_analysis::{AsyncCandidates, OutlineTree};
 use irgl_diagnostics::Diagnostic;
 use irgl_driver::Source;
 use irgl_ir::{Block, Body, GridSize, Module, StmtKind, visit};
-use irgl_opt::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
+use irgl_opt::{AggregateLevel, AsyncConfig, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// The nested-loop schedules tried by default: the paper's combinations of the thread-block,
 /// warp and fine-grained schedulers, and the edge-balanced ones.
@@ -19,7 +19,7 @@ pub const DEFAULT_SCHEDULES: &[&str] = &[
 pub struct SpaceOptions {
     pub schedules: Vec<ScheduleSpec>,
     pub block_sizes: Vec<u32>,
-    /// The grids of the control kernels tried with each outline choice.
+    /// The grids of the control kernels tried with each outline choice (with and without asynchrony).
     pub grids: Vec<GridSize>,
 }
 
@@ -36,11 +36,13 @@ impl Default for SpaceOptions {
     }
 }
 
-/// An outline choice: the nodes outlined and the grid of their control kernels.
+/// How the rounds of the loops run: the nodes outlined and the grid of their control
+/// kernels, and whether the kernels that can run asynchronously do (`--async all`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutlineChoice {
     pub nodes: OutlineConfig,
     pub grid: GridSize,
+    pub asynchronous: bool,
 }
 
 /// The values of each option that can change a program's code.
@@ -124,6 +126,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
     let mut outlines = vec![OutlineChoice {
         nodes: OutlineConfig::None,
         grid: GridSize::Resident,
+        asynchronous: false,
     }];
     if nodes.is_empty() {
         fixed.push("outlining: no node of the outline tree can be outlined".to_string());
@@ -141,9 +144,21 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                 outlines.push(OutlineChoice {
                     nodes: nodes.clone(),
                     grid,
+                    asynchronous: false,
                 });
             }
         }
+    }
+    // Each of them again with the asynchronous kernels, where some kernel can be one.
+    let candidates = AsyncCandidates::build(m);
+    if candidates.kernels.iter().any(|(_, v)| v.is_ok()) {
+        let rounds = outlines.clone();
+        outlines.extend(rounds.into_iter().map(|o| OutlineChoice {
+            asynchronous: true,
+            ..o
+        }));
+    } else {
+        fixed.push("asynchrony: no worklist kernel can run asynchronously".to_string());
     }
     Dimensions {
         schedules,
@@ -194,6 +209,9 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
                     config.aggregate.default = aggregate;
                     config.outline = outline.nodes.clone();
                     config.outline_grid = outline.grid;
+                    if outline.asynchronous {
+                        config.asynchronous = AsyncConfig::All;
+                    }
                     out.push(Variant {
                         name: name_of(&config),
                         config,
@@ -205,7 +223,7 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
     out
 }
 
-/// `baseline`, or the schedule, `agg-LEVEL`, `outline` (`outline-r1` for a named node, then
+/// `baseline`, or the schedule, `agg-LEVEL`, `async`, `outline` (`outline-r1` for a named node, then
 /// `-GRID` for a grid other than the resident one) joined by `+`, and `-bN` for a block size
 /// other than the default.
 fn name_of(c: &OptConfig) -> String {
@@ -215,6 +233,9 @@ fn name_of(c: &OptConfig) -> String {
     }
     if c.aggregate.default != AggregateLevel::None {
         parts.push(format!("agg-{}", c.aggregate.default.name()));
+    }
+    if c.asynchronous != AsyncConfig::None {
+        parts.push("async".to_string());
     }
     match &c.outline {
         OutlineConfig::None => {}

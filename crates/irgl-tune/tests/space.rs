@@ -63,7 +63,7 @@ fn every_program_has_its_space() {
             );
             writeln!(
             report,
-            "{name}: {} schedules x {} aggregation levels x {} outline choices x {} block sizes = {} variants, {} distinct programs",
+            "{name}: {} schedules x {} aggregation levels x {} orchestration choices x {} block sizes = {} variants, {} distinct programs",
             d.schedules.len(),
             d.aggregates.len(),
             d.outlines.len(),

@@ -99,7 +99,8 @@ enum EmitKind {
     /// shared memory, and why a loop kept its serial schedule).
     Ir,
     /// The outline tree: the Iterate and Pipe regions of main, nested, each outlinable into
-    /// a device control kernel or not, with the reason.
+    /// a device control kernel or not, with the reason; then, for each worklist kernel,
+    /// whether it can run asynchronously (`--async`), and why not.
     Outline,
 }
 
@@ -325,7 +326,13 @@ fn emit(
                 Failure::User
             })?;
             let mut module: Option<irgl_ir::Module> = None;
-            let mut on_step = |_: &str, m: &irgl_ir::Module| module = Some(m.clone());
+            let mut lowered: Option<irgl_ir::Module> = None;
+            let mut on_step = |step: &str, m: &irgl_ir::Module| {
+                if step == "lower" {
+                    lowered = Some(m.clone());
+                }
+                module = Some(m.clone());
+            };
             let mut trace = irgl_driver::Trace {
                 on_step: Some(&mut on_step),
                 ..irgl_driver::Trace::default()
@@ -333,7 +340,13 @@ fn emit(
             compile_traced(&mut sources, path, &config, &mut trace)?;
             drop(trace);
             let m = module.expect("the pipeline ran");
-            print_out(&irgl_analysis::OutlineTree::build(&m).render(&m));
+            let lowered = lowered.expect("the pipeline lowers first");
+            // Asynchrony is judged on the program as written (before it removes rounds).
+            print_out(&format!(
+                "{}{}",
+                irgl_analysis::OutlineTree::build(&m).render(&m),
+                irgl_analysis::AsyncCandidates::build(&lowered).render(&lowered)
+            ));
         }
     }
     Ok(())

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use irgl_ir::GridSize;
-use irgl_opt::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
+use irgl_opt::{AggregateLevel, AsyncConfig, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// Optimization options. Each flag overrides the same option of `--config`.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -52,6 +52,18 @@ pub struct OptArgs {
     /// rounds (bfs on road networks) run faster on `sm` or fewer.
     #[arg(long, value_name = "GRID", value_parser = GridSize::parse)]
     pub outline_grid: Option<GridSize>,
+    /// Asynchronous worklist kernels: `none`, `all` (every kernel that can), or a list of
+    /// kernels. Such a kernel is one launch that keeps claiming the items its own pushes
+    /// feed (its Respawns, or every push of its Iterate) until none is left, without rounds;
+    /// `irglc emit outline` says which kernels can and why not.
+    #[arg(long = "async", value_name = "KERNELS", value_parser = AsyncConfig::parse)]
+    pub asynchronous: Option<AsyncConfig>,
+    /// The grid of asynchronous kernels launched from the host (with --async): `sm` (one
+    /// block per multiprocessor, the default), `Ksm`, `resident` or a number of blocks. Idle
+    /// blocks poll the task queue: more blocks than the work needs slow the others. (An
+    /// outlined loop runs them on its own grid, --outline-grid.)
+    #[arg(long, value_name = "GRID", value_parser = GridSize::parse)]
+    pub async_grid: Option<GridSize>,
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
@@ -110,6 +122,12 @@ impl OptArgs {
         }
         if let Some(g) = self.outline_grid {
             c.outline_grid = g;
+        }
+        if let Some(a) = &self.asynchronous {
+            c.asynchronous = a.clone();
+        }
+        if let Some(g) = self.async_grid {
+            c.async_grid = g;
         }
         Ok(c)
     }

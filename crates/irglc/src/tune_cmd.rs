@@ -234,7 +234,11 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             "aggregation level",
             "aggregation levels"
         ),
-        plural(d.outlines.len(), "outline choice", "outline choices"),
+        plural(
+            d.outlines.len(),
+            "orchestration choice",
+            "orchestration choices"
+        ),
         plural(d.block_sizes.len(), "block size", "block sizes"),
         plural(vs.len(), "variant", "variants"),
         plural(groups.len(), "distinct program", "distinct programs"),

@@ -215,13 +215,18 @@ fn aggregate_marks_every_push_and_unknown_levels_are_refused() {
 }
 
 #[test]
-fn emit_outline_prints_the_tree_and_bad_outline_options_exit_1() {
+fn emit_outline_prints_the_tree_and_the_async_verdicts_and_bad_outline_options_exit_1() {
     let out = irglc(&["emit", "outline", "programs/sssp-nf.irgl"]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "r0 pipe once: outlinable; launches init\n  r1 pipe: outlinable; launches sssp_nf, remove_dups\n"
+        "r0 pipe once: outlinable; launches init\n  r1 pipe: outlinable; launches sssp_nf, remove_dups\n\
+         async sssp_nf: yes: its Retry and Respawn items feed its own launch\n\
+         async remove_dups: no: it updates `stamp` with atomicExch: the result would depend on the order of the items (asynchrony needs updates by atomicMin, atomicMax, atomicOr or atomicAnd)\n"
     );
+    // The verdict is on the program as written, whatever --async did to it.
+    let async_out = irglc(&["emit", "outline", "programs/sssp-nf.irgl", "--async", "all"]);
+    assert_eq!(async_out.stdout, out.stdout);
     let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--outline", "outer"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("control c0 (outlined r0 iterate bfs)"));
     for bad in ["r9", "x"] {
@@ -244,12 +249,17 @@ fn tune_lists_the_variants() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first = stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 3 outline choices x 1 block size = 120 variants, "),
+        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 3 orchestration choices x 1 block size = 120 variants, "),
         "{first}"
     );
     assert!(stdout.contains("\noutline-sm "), "{stdout}");
     assert!(stdout.contains("\nbaseline "), "{stdout}");
     assert!(stdout.contains("same CUDA as agg-warp"), "{stdout}");
+    // A program with an asynchronous kernel: each orchestration choice also with --async all.
+    let out = irglc(&["tune", "programs/sssp-wl.irgl", "--list"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("x 6 orchestration choices x"), "{stdout}");
+    assert!(stdout.contains("\ntb+fg+async+outline-sm "), "{stdout}");
     // Narrowed: two schedules, two block sizes, on a program without pushes or outline nodes.
     let out = irglc(&[
         "tune",

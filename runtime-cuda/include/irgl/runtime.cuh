@@ -8,6 +8,7 @@
 #include "array.cuh"
 #include "graph.cuh"
 #include "worklist.cuh"
+#include "queue.cuh"
 #include "reduce.cuh"
 #include "lock.cuh"
 #include "exclusive.cuh"

@@ -1,0 +1,295 @@
+// irgl/queue.cuh -- the shared task queue of asynchronous worklist kernels.
+//
+// An asynchronous kernel (irglc --async) does not stop at the end of its input
+// worklist: the items its own pushes feed (Respawn, or every push) go to one
+// irgl::AsyncQueue, and the kernel's blocks keep claiming items -- first the
+// input worklist's, then the queue's -- until the queue is quiescent: every
+// item ever pushed has been processed and no thread is processing one. No
+// grid barrier, no relaunch, no round: a block that finds work takes it.
+//
+// Items, in the order they are claimed, have virtual indices 0, 1, 2, ...:
+// index i < n_in is item i of the input worklist; index n_in + j is the j-th
+// item pushed to the queue. The queue's slots are a ring of `capacity` u32:
+// item j lives in slot j % capacity. An empty slot holds kEmptySlot; a pusher
+// writes its item into the slot it reserved, the thread that claims the index
+// waits until the slot is written, reads it and empties it again. So the ring
+// is all empty between two launches (HostAsyncQueue fills it once).
+//
+// Counters (each on its own 128-byte line; the idle blocks poll them):
+//   head      indices claimed so far (by atomicCAS, at most what exists)
+//   tail      slots reserved by pushes so far
+//   finished  items whose processing ended, their pushes reserved before
+// Quiescence: finished == n_in + tail, read in that order. An item's pushes are
+// reserved before it counts as finished, so when every item that exists has
+// finished, nobody can push again. The last block to leave resets the counters
+// for the next launch.
+//
+// Memory: a pusher stores the item with release semantics, a claimer loads it
+// with acquire semantics, and the kernel reads the properties it also updates with volatile loads
+// (irgl::load_coherent), so that an item's consumer sees the update that pushed it.
+//
+// Overflow and bad items: a push whose slot would overwrite an item not yet
+// claimed (more than `capacity` items waiting), or whose item is kEmptySlot
+// (not a node), stores nothing and sets `stop`; every block then leaves, and
+// the host (check_overflow) or the control kernel (overflowed()) reports it
+// like a worklist overflow. Nothing waits forever: every wait also watches
+// `stop`.
+//
+// PRECONDITIONS: the kernel is 1-D with BLOCK threads and every thread of a
+// block calls claim_block and leave_block together (they contain
+// __syncthreads()). The grid need not be resident: a block that starts after
+// the queue went quiescent leaves at once.
+#pragma once
+
+#include <cinttypes>
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "array.cuh"
+#include "block.cuh"
+#include "check.cuh"
+#include "warp.cuh"
+#include "worklist.cuh"
+
+namespace irgl {
+
+/// The value of an empty slot (never a node: node ids are below 2^32 - 1).
+constexpr uint32_t kEmptySlot = 0xffffffffu;
+
+/// Why an asynchronous kernel stopped early (AsyncQueueCtl::stop).
+enum AsyncStop : unsigned int { kAsyncRunning = 0u, kAsyncOverflow = 1u, kAsyncBadItem = 2u };
+
+/// Device-side counters of an asynchronous queue, each on its own line.
+struct AsyncQueueCtl {
+  unsigned long long head;
+  unsigned long long pad0[15];
+  unsigned long long tail;
+  unsigned long long pad1[15];
+  unsigned long long finished;
+  unsigned long long pad2[15];
+  unsigned int n_in;      ///< the input worklist's size in the current launch
+  unsigned int exited;    ///< blocks that left the current launch
+  unsigned int stop;      ///< AsyncStop; kept after the launch for the host
+  unsigned int bad_item;  ///< the item of a kAsyncBadItem stop
+  unsigned long long pushed;  ///< tail when it stopped (the overflow report)
+};
+
+namespace detail {
+__device__ __forceinline__ unsigned long long load_volatile(const unsigned long long* p) {
+  return *reinterpret_cast<const volatile unsigned long long*>(p);
+}
+__device__ __forceinline__ unsigned int load_volatile(const unsigned int* p) {
+  return *reinterpret_cast<const volatile unsigned int*>(p);
+}
+/// A store that makes this thread's earlier writes visible before it (device scope).
+__device__ __forceinline__ void store_release(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+/// A load after which the writes released before the value it reads are visible.
+__device__ __forceinline__ uint32_t load_acquire(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+}  // namespace detail
+
+/// A load that bypasses the SM's L1 cache (which other SMs' writes do not
+/// update): for properties an asynchronous kernel both reads and updates.
+template <class T>
+__device__ __forceinline__ T load_coherent(const T& place) {
+  return *reinterpret_cast<const volatile T*>(&place);
+}
+
+/// Device view of an asynchronous queue (trivially copyable; pass by value).
+/// Its push side has the API of irgl::Worklist, so cooperative conversion
+/// aggregates its reservations alike.
+struct AsyncQueue {
+  uint32_t* slots = nullptr;
+  AsyncQueueCtl* ctl = nullptr;
+  uint32_t capacity = 0;
+
+  // ---- producers (any thread, inside the item it processes)
+
+  /// Stores `item` in slot start + taskid (reserved by one of the reserve_*).
+  /// Returns false (and stops every block) on overflow or a bad item.
+  __device__ __forceinline__ bool write(wl_index_t start, uint32_t taskid, uint32_t item) const {
+    const wl_index_t j = start + taskid;
+    if (detail::load_volatile(&ctl->stop) != kAsyncRunning) return false;
+    if (item == kEmptySlot) {
+      halt(kAsyncBadItem, item);
+      return false;
+    }
+    // Item j - capacity, the slot's last occupant, must have been claimed (its virtual
+    // index n_in + j - capacity below head): then its claimer is about to read and
+    // empty the slot. Otherwise too many items wait.
+    const unsigned long long head = detail::load_volatile(&ctl->head);
+    if (j + detail::load_volatile(&ctl->n_in) >= head + capacity) {
+      halt(kAsyncOverflow, 0u);
+      return false;
+    }
+    uint32_t* slot = slots + (j % capacity);
+    while (*reinterpret_cast<volatile uint32_t*>(slot) != kEmptySlot) {
+      if (detail::load_volatile(&ctl->stop) != kAsyncRunning) return false;
+    }
+    detail::store_release(slot, item);  // what this thread wrote before, visible with the item
+    return true;
+  }
+  /// Pushes one item with one atomic.
+  __device__ __forceinline__ bool push(uint32_t item) const {
+    return write(atomicAdd(&ctl->tail, 1ull), 0u, item);
+  }
+  /// n slots for this thread, one atomic (none when n == 0).
+  __device__ __forceinline__ wl_index_t reserve_thread(uint32_t n) const {
+    return n != 0 ? atomicAdd(&ctl->tail, static_cast<unsigned long long>(n)) : 0ull;
+  }
+  /// n slots for each converged lane, one atomic per warp.
+  __device__ __forceinline__ wl_index_t reserve_warp(uint32_t n) const {
+    return warp_atomic_add(__activemask(), &ctl->tail, n);
+  }
+  __device__ __forceinline__ wl_index_t reserve_warp(unsigned mask, uint32_t n) const {
+    return warp_atomic_add(mask, &ctl->tail, n);
+  }
+  /// n slots for each thread of the block, one atomic per block (every thread calls it).
+  template <int BLOCK_THREADS>
+  __device__ __forceinline__ wl_index_t reserve_block(uint32_t n) const {
+    return block_atomic_add<BLOCK_THREADS>(&ctl->tail, n);
+  }
+
+  /// Whether the last launch stopped on an overflow or a bad item (after the
+  /// launch, or after the grid barrier that follows the call in a control kernel).
+  __device__ __forceinline__ bool overflowed() const { return detail::load_volatile(&ctl->stop) != kAsyncRunning; }
+
+  // ---- consumers (every thread of the block together)
+
+  /// Claims up to BLOCK_THREADS items for the block, after counting the `done`
+  /// items of its previous claim as finished. Returns how many it claimed (the
+  /// same in every thread; 0 when the queue is quiescent or stopped: leave the
+  /// loop), with the first virtual index in *first.
+  template <int BLOCK_THREADS>
+  __device__ __forceinline__ uint32_t claim_block(uint32_t n_in, uint32_t done, unsigned long long* first) const {
+    __shared__ unsigned long long claimed_first;
+    __shared__ uint32_t claimed;
+    __syncthreads();  // the previous items' pushes are reserved and written
+    if (threadIdx.x == 0) {
+      if (detail::load_volatile(&ctl->n_in) != n_in) ctl->n_in = n_in;  // the same in every block
+      if (done != 0) {
+        __threadfence();
+        atomicAdd(&ctl->finished, static_cast<unsigned long long>(done));
+      }
+      unsigned int pause = 32;
+      uint32_t n = 0;
+      unsigned long long at = 0;
+      while (detail::load_volatile(&ctl->stop) == kAsyncRunning) {
+        const unsigned long long h = detail::load_volatile(&ctl->head);
+        const unsigned long long total = n_in + detail::load_volatile(&ctl->tail);
+        if (h < total) {
+          const unsigned long long want = total - h < BLOCK_THREADS ? total - h : BLOCK_THREADS;
+          if (atomicCAS(&ctl->head, h, h + want) == h) {
+            n = static_cast<uint32_t>(want);
+            at = h;
+            break;
+          }
+          continue;
+        }
+        // Nothing to claim: quiescent if everything that exists has finished.
+        const unsigned long long f = detail::load_volatile(&ctl->finished);
+        __threadfence();
+        if (f == n_in + detail::load_volatile(&ctl->tail)) break;
+        __nanosleep(pause);
+        pause = pause < 1024 ? pause * 2 : pause;
+      }
+      claimed = n;
+      claimed_first = at;
+    }
+    __syncthreads();
+    *first = claimed_first;
+    return claimed;
+  }
+
+  /// The item at virtual index i (claimed by this thread): the input worklist's,
+  /// or the queue's once its pusher wrote it (the slot is emptied again).
+  /// Returns false, with nothing taken, when the queue stopped meanwhile.
+  __device__ __forceinline__ bool take(const Worklist& in, uint32_t n_in, unsigned long long i, uint32_t* item) const {
+    if (i < n_in) {
+      *item = in.pop(static_cast<uint32_t>(i));
+      return true;
+    }
+    uint32_t* slot = slots + ((i - n_in) % capacity);
+    uint32_t v;
+    while ((v = detail::load_acquire(slot)) == kEmptySlot) {  // the pusher's writes, seen after
+      if (detail::load_volatile(&ctl->stop) != kAsyncRunning) return false;
+    }
+    *reinterpret_cast<volatile uint32_t*>(slot) = kEmptySlot;
+    *item = v;
+    return true;
+  }
+
+  /// After the block's last claim: the last block of the grid to leave resets
+  /// the counters for the next launch (`stop` stays for the host's report).
+  __device__ __forceinline__ void leave_block() const {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      if (atomicAdd(&ctl->exited, 1u) == gridDim.x - 1) {
+        ctl->pushed = ctl->tail;
+        ctl->head = 0ull;
+        ctl->tail = 0ull;
+        ctl->finished = 0ull;
+        ctl->exited = 0u;
+        __threadfence();
+      }
+    }
+  }
+
+ private:
+  __device__ __forceinline__ void halt(unsigned int why, uint32_t item) const {
+    if (atomicCAS(&ctl->stop, static_cast<unsigned int>(kAsyncRunning), why) == kAsyncRunning) {
+      ctl->bad_item = item;
+    }
+  }
+};
+
+/// Host owner of an asynchronous queue: the ring (all empty) and its counters.
+class HostAsyncQueue {
+ public:
+  HostAsyncQueue() = default;
+  explicit HostAsyncQueue(uint32_t capacity) : slots_(capacity), ctl_(1) { reset(); IRGL_CHECK(cudaStreamSynchronize(0)); }
+
+  AsyncQueue view() const {
+    AsyncQueue q;
+    q.slots = const_cast<uint32_t*>(slots_.data());
+    q.ctl = const_cast<AsyncQueueCtl*>(ctl_.data());
+    q.capacity = static_cast<uint32_t>(slots_.size());
+    return q;
+  }
+  uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
+
+  /// Empties every slot and zeroes the counters (for a new run; asynchronous).
+  void reset(cudaStream_t stream = 0) {
+    IRGL_CHECK(cudaMemsetAsync(slots_.data(), 0xff, slots_.bytes(), stream));
+    ctl_.zero(stream);
+  }
+
+  /// After a launch of asynchronous kernel `kernel`: reports an overflow or a
+  /// pushed value that is not a node (one line) and exits 1. Synchronous.
+  void check_overflow(const char* kernel) const {
+    AsyncQueueCtl c;
+    ctl_.download(&c, 1);
+    if (c.stop == kAsyncOverflow) {
+      fatal("%s (more than %" PRIu32 " items waiting in its asynchronous queue)",
+            worklist_overflow_message(kernel, capacity(), c.pushed > capacity() ? c.pushed : capacity() + 1ull).c_str(),
+            capacity());
+    }
+    if (c.stop == kAsyncBadItem) {
+      fatal("kernel %s pushed %" PRIu32 ", which is not a node, to its asynchronous queue", kernel, c.bad_item);
+    }
+  }
+
+ private:
+  DeviceArray<uint32_t> slots_;
+  DeviceArray<AsyncQueueCtl> ctl_;
+};
+
+}  // namespace irgl
