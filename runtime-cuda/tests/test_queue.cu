@@ -15,8 +15,10 @@ namespace {
 
 constexpr int kBlock = 128;
 
-/// How a task's children are reserved.
-enum Reserve : int { kPush = 0, kWarp = 1, kBlockWide = 2 };
+/// How a task's children are reserved, or kept: kKeep, a thread keeps its first child
+/// as its own next task (a continuation) and pushes the rest; kKeepAny, the block's
+/// children are dealt out, thread i keeping the i-th whether or not it had a task.
+enum Reserve : int { kPush = 0, kWarp = 1, kBlockWide = 2, kKeep = 3, kKeepAny = 4 };
 
 /// The children of task x below n: 2x+1 and 2x+2 (a binary tree) when stride is
 /// 0, else x + stride (chains); a child below `roots` is a root already.
@@ -37,17 +39,43 @@ __device__ uint32_t children(uint32_t x, uint32_t n, uint32_t roots, uint32_t st
 /// pushes its children: every x < n once in all.
 __global__ void __launch_bounds__(kBlock) grow(irgl::Worklist in, irgl::AsyncQueue q, uint32_t n, uint32_t stride, int how, uint32_t* seen) {
   const uint32_t n_in = in.size();
-  uint32_t claimed = 0;
+  uint32_t claimed = 0, rank = 0;
   unsigned long long first = 0;
-  while ((claimed = q.claim_block<kBlock>(n_in, claimed, &first)) != 0u) {
-    uint32_t x = 0;
-    const bool active = threadIdx.x < claimed && q.take(in, n_in, first + threadIdx.x, &x);
+  bool processed = false, carry = false;
+  uint32_t next = 0;
+  while (q.claim_block<kBlock>(n_in, processed, carry, &first, &rank, &claimed) != 0u) {
+    uint32_t x = next;
+    const bool active = carry || (rank < claimed && q.take(in, n_in, first + rank, &x));
+    processed = active;
+    carry = false;
     uint32_t kids = 0, first_kid = 0;
     if (active) {
       atomicAdd(&seen[x], 1u);
       kids = children(x, n, in.size(), stride, &first_kid);
     }
-    if (how == kBlockWide) {
+    if (how == kKeepAny) {
+      __shared__ uint32_t dealt[2 * kBlock];
+      __shared__ uint32_t n_dealt;
+      if (threadIdx.x == 0) n_dealt = 0;
+      __syncthreads();
+      for (uint32_t k = 0; k < kids; ++k) dealt[atomicAdd(&n_dealt, 1u)] = first_kid + k;
+      __syncthreads();
+      if (threadIdx.x < n_dealt) {
+        carry = true;
+        next = dealt[threadIdx.x];
+      }
+      if (threadIdx.x + kBlock < n_dealt) q.push(dealt[threadIdx.x + kBlock]);
+      __syncthreads();
+    } else if (how == kKeep) {
+      for (uint32_t k = 0; k < kids; ++k) {
+        if (!carry) {
+          carry = true;
+          next = first_kid + k;
+        } else {
+          q.push(first_kid + k);
+        }
+      }
+    } else if (how == kBlockWide) {
       const irgl::wl_index_t at = q.reserve_block<kBlock>(kids);
       for (uint32_t k = 0; k < kids; ++k) q.write(at, k, first_kid + k);
     } else if (active && kids != 0) {
@@ -65,11 +93,13 @@ __global__ void __launch_bounds__(kBlock) grow(irgl::Worklist in, irgl::AsyncQue
 /// Pushes one bad item (the empty-slot value) from the first task.
 __global__ void __launch_bounds__(kBlock) push_bad(irgl::Worklist in, irgl::AsyncQueue q) {
   const uint32_t n_in = in.size();
-  uint32_t claimed = 0;
+  uint32_t claimed = 0, rank = 0;
   unsigned long long first = 0;
-  while ((claimed = q.claim_block<kBlock>(n_in, claimed, &first)) != 0u) {
+  bool processed = false;
+  while (q.claim_block<kBlock>(n_in, processed, false, &first, &rank, &claimed) != 0u) {
     uint32_t x = 0;
-    if (threadIdx.x < claimed && q.take(in, n_in, first + threadIdx.x, &x)) q.push(x == 0u ? irgl::kEmptySlot : x);
+    processed = rank < claimed && q.take(in, n_in, first + rank, &x);
+    if (processed) q.push(x == 0u ? irgl::kEmptySlot : x);
   }
   q.leave_block();
 }
@@ -95,7 +125,11 @@ void grow_once(uint32_t n, uint32_t roots, uint32_t stride, uint32_t blocks, int
   EXPECT_EQ(c.head, 0ull);  // reset by the last block out
   EXPECT_EQ(c.tail, 0ull);
   EXPECT_EQ(c.exited, 0u);
-  EXPECT_EQ(c.pushed, static_cast<unsigned long long>(n - roots));
+  if (how == kKeep || how == kKeepAny) {
+    EXPECT(c.pushed < static_cast<unsigned long long>(n - roots) || n == roots);  // kept ones skip the queue
+  } else {
+    EXPECT_EQ(c.pushed, static_cast<unsigned long long>(n - roots));
+  }
   std::vector<uint32_t> ring_now(q.capacity());
   IRGL_CHECK(cudaMemcpy(ring_now.data(), q.view().slots, ring_now.size() * 4, cudaMemcpyDeviceToHost));
   uint32_t dirty = 0;
@@ -105,7 +139,7 @@ void grow_once(uint32_t n, uint32_t roots, uint32_t stride, uint32_t blocks, int
 
 TEST(tree_every_task_once) {
   const uint32_t n = irgl_test::scale(1u << 20);
-  for (int how : {kPush, kWarp, kBlockWide}) {
+  for (int how : {kPush, kWarp, kBlockWide, kKeep, kKeepAny}) {
     irgl::HostAsyncQueue q(n);
     grow_once(n, 1, 0, 264, how, q);
     grow_once(n, 1000 < n ? 1000 : n, 0, 264, how, q);  // the same queue again: counters were reset
@@ -117,7 +151,7 @@ TEST(chains_small_ring) {
   // reused many times.
   const uint32_t n = irgl_test::scale(1u << 20);
   irgl::HostAsyncQueue q(1u << 13);
-  for (int how : {kPush, kWarp, kBlockWide}) grow_once(n, 4096, 4096, 132, how, q);
+  for (int how : {kPush, kWarp, kBlockWide, kKeep, kKeepAny}) grow_once(n, 4096, 4096, 132, how, q);
 }
 
 TEST(tree_any_grid) {
@@ -126,6 +160,7 @@ TEST(tree_any_grid) {
   irgl::HostAsyncQueue q(n);
   grow_once(n, 1, 0, 1, kPush, q);
   grow_once(n, 3, 0, 20000, kBlockWide, q);
+  grow_once(n, 3, 0, 1, kKeepAny, q);
 }
 
 TEST(empty_input_ends_at_once) {

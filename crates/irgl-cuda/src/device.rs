@@ -175,6 +175,13 @@ impl Emitter<'_> {
                 let item = self.x.cond(p.item);
                 let block_trip = self.block_trips.last() == Some(&true);
                 match p.aggregation {
+                    Aggregation::None if wl == "irgl_queue" && self.m().launch.async_local => {
+                        // A continuation: the first push this thread makes in the trip is its
+                        // next item; the others go through the queue.
+                        self.w.line(format!(
+                            "if (!irgl_carry) {{ irgl_carry = true; irgl_next = {item}; }} else {{ irgl_queue.push({item}); }}"
+                        ));
+                    }
                     Aggregation::None => self.w.line(format!("{wl}.push({item});")),
                     Aggregation::Block if block_trip => {
                         let n = s.index();
@@ -357,18 +364,28 @@ impl Emitter<'_> {
         ));
         self.w
             .line(format!("const uint32_t irgl_ins{n} = irgl_in.size();"));
-        self.w.line(format!("uint32_t irgl_claimed{n} = 0u;"));
+        self.w.line(format!(
+            "bool irgl_had{n} = false;  // this thread processed an item in the last trip"
+        ));
+        self.w
+            .line("bool irgl_carry = false;  // it kept one of its pushes as its next item");
+        self.w.line("uint32_t irgl_next = 0u;");
         self.w
             .line(format!("unsigned long long irgl_first{n} = 0ull;"));
+        self.w
+            .line(format!("uint32_t irgl_rank{n} = 0u, irgl_claimed{n} = 0u;"));
         self.w.open(format!(
-            "while ((irgl_claimed{n} = irgl_queue.claim_block<BLOCK>(irgl_ins{n}, irgl_claimed{n}, &irgl_first{n})) != 0u) {{"
+            "while (irgl_queue.claim_block<BLOCK>(irgl_ins{n}, irgl_had{n}, irgl_carry, &irgl_first{n}, &irgl_rank{n}, &irgl_claimed{n}) != 0u) {{"
         ));
-        self.w.line(format!("uint32_t irgl_popped_{v} = 0u;"));
+        self.w
+            .line(format!("uint32_t irgl_popped_{v} = irgl_next;"));
         self.w.line(format!(
-            "const bool irgl_active{n} = threadIdx.x < irgl_claimed{n} && irgl_queue.take(irgl_in, irgl_ins{n}, irgl_first{n} + threadIdx.x, &irgl_popped_{v});"
+            "const bool irgl_active{n} = irgl_carry || (irgl_rank{n} < irgl_claimed{n} && irgl_queue.take(irgl_in, irgl_ins{n}, irgl_first{n} + irgl_rank{n}, &irgl_popped_{v}));"
         ));
+        self.w.line(format!("irgl_had{n} = irgl_active{n};"));
+        self.w.line("irgl_carry = false;");
         self.w.line(format!(
-            "[[maybe_unused]] const {ty} {v} = static_cast<{ty}>(irgl_first{n} + threadIdx.x);"
+            "[[maybe_unused]] const {ty} {v} = static_cast<{ty}>(irgl_first{n} + irgl_rank{n});"
         ));
         if uniform {
             self.active.push(format!("irgl_active{n}"));

@@ -179,3 +179,30 @@ fn naming_a_kernel_that_cannot_is_an_error_with_the_reason() {
     assert!(c.cuda.contains("irgl_queue.claim_block"));
     assert!(irgl_driver::OptConfig::from_args(&["--async", "a,,b"]).is_err());
 }
+
+#[test]
+fn with_async_local_a_thread_keeps_its_first_plain_push_as_its_next_item() {
+    let on = common::compile(
+        "programs/sssp-wl.irgl",
+        &common::config("--async all --async-local on"),
+    );
+    assert!(
+        on.cuda.contains(
+            "if (!irgl_carry) { irgl_carry = true; irgl_next = d; } else { irgl_queue.push(d); }"
+        ),
+        "{}",
+        on.cuda
+    );
+    let off = common::compile("programs/sssp-wl.irgl", &common::config("--async all"));
+    assert!(!off.cuda.contains("irgl_next = d;"), "{}", off.cuda);
+    assert!(off.cuda.contains("irgl_queue.push(d);"), "{}", off.cuda);
+    // Aggregated pushes reserve together: no continuation.
+    let warp = common::compile(
+        "programs/sssp-wl.irgl",
+        &common::config("--async all --async-local on --aggregate warp"),
+    );
+    assert!(!warp.cuda.contains("irgl_next = d;"), "{}", warp.cuda);
+    // The option needs --async.
+    let c = irgl_driver::OptConfig::from_args(&["--async-local", "on"]).unwrap();
+    assert!(c.validate().is_err());
+}

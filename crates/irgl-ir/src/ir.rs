@@ -77,6 +77,9 @@ pub struct LaunchConfig {
     /// The grid of asynchronous kernels launched from the host (at most what fits): their
     /// idle blocks poll the task queue, so more blocks than the work needs slow the others.
     pub async_grid: GridSize,
+    /// In asynchronous kernels, a thread keeps one item it pushes to the queue as its own
+    /// next item (a continuation, without the queue's round trip).
+    pub async_local: bool,
 }
 
 /// The input graph and its properties.

@@ -30,6 +30,8 @@ pub struct OptConfig {
     /// The grid of asynchronous kernels launched from the host (with `async` only).
     #[serde(with = "grid_text")]
     pub async_grid: GridSize,
+    /// Asynchronous kernels keep one pushed item per thread as its next (with `async` only).
+    pub async_local: bool,
     /// Retry backoff for conflict-heavy retry worklists.
     pub retry_backoff: BackoffConfig,
 }
@@ -44,6 +46,7 @@ impl Default for OptConfig {
             aggregate: AggregateConfig::default(),
             asynchronous: AsyncConfig::None,
             async_grid: GridSize::PerSm(1),
+            async_local: false,
             retry_backoff: BackoffConfig::default(),
         }
     }
@@ -363,6 +366,12 @@ impl OptConfig {
                 self.async_grid
             ));
         }
+        if self.asynchronous == AsyncConfig::None && self.async_local {
+            errors.push(
+                "--async-local on: continuations apply only to asynchronous kernels (--async)"
+                    .to_string(),
+            );
+        }
         if self.retry_backoff.enabled {
             errors.push("--retry-backoff: retry backoff is not implemented yet".to_string());
         }
@@ -410,6 +419,10 @@ impl OptConfig {
             args.push("--async-grid".to_string());
             args.push(self.async_grid.to_string());
         }
+        if self.async_local {
+            args.push("--async-local".to_string());
+            args.push("on".to_string());
+        }
         if self.aggregate.default != AggregateLevel::None {
             args.push("--aggregate".to_string());
             args.push(self.aggregate.default.name().to_string());
@@ -454,6 +467,13 @@ impl OptConfig {
                 "--async" => {
                     c.asynchronous =
                         AsyncConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--async-local" => {
+                    c.async_local = match value {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(format!("{flag} {value}: on or off")),
+                    };
                 }
                 "--async-grid" => {
                     c.async_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;

@@ -36,7 +36,8 @@
 //! ```
 //!
 //! The back end claims the outer `ForAll`'s items from the queue, block by block, and sends the
-//! pushes that feed the kernel to the queue.
+//! pushes that feed the kernel to the queue; with `--async-local on`, a thread keeps the first
+//! (unaggregated) one of a trip as its own next item instead.
 
 use irgl_analysis::AsyncCandidates;
 use irgl_diagnostics::Diagnostic;

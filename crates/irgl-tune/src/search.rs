@@ -217,11 +217,13 @@ mod tests {
                     nodes: OutlineConfig::None,
                     grid: GridSize::Resident,
                     asynchronous: false,
+                    async_local: false,
                 },
                 OutlineChoice {
                     nodes: OutlineConfig::Outer,
                     grid: GridSize::Resident,
                     asynchronous: false,
+                    async_local: false,
                 },
             ],
             block_sizes: vec![256],

@@ -43,6 +43,8 @@ pub struct OutlineChoice {
     pub nodes: OutlineConfig,
     pub grid: GridSize,
     pub asynchronous: bool,
+    /// With `asynchronous`: threads keep one pushed item as their next (`--async-local on`).
+    pub async_local: bool,
 }
 
 /// The values of each option that can change a program's code.
@@ -127,6 +129,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         nodes: OutlineConfig::None,
         grid: GridSize::Resident,
         asynchronous: false,
+        async_local: false,
     }];
     if nodes.is_empty() {
         fixed.push("outlining: no node of the outline tree can be outlined".to_string());
@@ -145,18 +148,23 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                     nodes: nodes.clone(),
                     grid,
                     asynchronous: false,
+                    async_local: false,
                 });
             }
         }
     }
-    // Each of them again with the asynchronous kernels, where some kernel can be one.
+    // Each of them again with the asynchronous kernels, where some kernel can be one, with
+    // and without continuations.
     let candidates = AsyncCandidates::build(m);
     if candidates.kernels.iter().any(|(_, v)| v.is_ok()) {
         let rounds = outlines.clone();
-        outlines.extend(rounds.into_iter().map(|o| OutlineChoice {
-            asynchronous: true,
-            ..o
-        }));
+        for async_local in [false, true] {
+            outlines.extend(rounds.iter().map(|o| OutlineChoice {
+                asynchronous: true,
+                async_local,
+                ..o.clone()
+            }));
+        }
     } else {
         fixed.push("asynchrony: no worklist kernel can run asynchronously".to_string());
     }
@@ -211,6 +219,7 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
                     config.outline_grid = outline.grid;
                     if outline.asynchronous {
                         config.asynchronous = AsyncConfig::All;
+                        config.async_local = outline.async_local;
                     }
                     out.push(Variant {
                         name: name_of(&config),
@@ -223,7 +232,7 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
     out
 }
 
-/// `baseline`, or the schedule, `agg-LEVEL`, `async`, `outline` (`outline-r1` for a named node, then
+/// `baseline`, or the schedule, `agg-LEVEL`, `async` or `async-local`, `outline` (`outline-r1` for a named node, then
 /// `-GRID` for a grid other than the resident one) joined by `+`, and `-bN` for a block size
 /// other than the default.
 fn name_of(c: &OptConfig) -> String {
@@ -235,7 +244,14 @@ fn name_of(c: &OptConfig) -> String {
         parts.push(format!("agg-{}", c.aggregate.default.name()));
     }
     if c.asynchronous != AsyncConfig::None {
-        parts.push("async".to_string());
+        parts.push(
+            if c.async_local {
+                "async-local"
+            } else {
+                "async"
+            }
+            .to_string(),
+        );
     }
     match &c.outline {
         OutlineConfig::None => {}

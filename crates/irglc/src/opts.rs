@@ -64,6 +64,20 @@ pub struct OptArgs {
     /// outlined loop runs them on its own grid, --outline-grid.)
     #[arg(long, value_name = "GRID", value_parser = GridSize::parse)]
     pub async_grid: Option<GridSize>,
+    /// In asynchronous kernels, whether a thread keeps the first item it pushes in a trip as
+    /// its own next item (`on`: a chain of items skips the queue's round trips; it pays with
+    /// the fine-grained scheduler on road networks and costs with serial inner loops) or
+    /// sends every push through the queue (`off`, the default).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub async_local: Option<bool>,
+}
+
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("`{s}`: on or off")),
+    }
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
@@ -128,6 +142,9 @@ impl OptArgs {
         }
         if let Some(g) = self.async_grid {
             c.async_grid = g;
+        }
+        if let Some(l) = self.async_local {
+            c.async_local = l;
         }
         Ok(c)
     }

@@ -258,7 +258,8 @@ fn tune_lists_the_variants() {
     // A program with an asynchronous kernel: each orchestration choice also with --async all.
     let out = irglc(&["tune", "programs/sssp-wl.irgl", "--list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("x 6 orchestration choices x"), "{stdout}");
+    assert!(stdout.contains("x 9 orchestration choices x"), "{stdout}");
+    assert!(stdout.contains("\nfg+async-local+outline-sm "), "{stdout}");
     assert!(stdout.contains("\ntb+fg+async+outline-sm "), "{stdout}");
     // Narrowed: two schedules, two block sizes, on a program without pushes or outline nodes.
     let out = irglc(&[

@@ -21,7 +21,9 @@
 //   finished  items whose processing ended, their pushes reserved before
 // Quiescence: finished == n_in + tail, read in that order. An item's pushes are
 // reserved before it counts as finished, so when every item that exists has
-// finished, nobody can push again. The last block to leave resets the counters
+// finished, nobody can push again. A thread may keep one item it pushes as its
+// own next item instead (a continuation: no queue round trip); a kept item is
+// a unit of work too, so `finished` counts processed items net of kept ones. The last block to leave resets the counters
 // for the next launch.
 //
 // Memory: a pusher stores the item with release semantics, a claimer loads it
@@ -163,29 +165,46 @@ struct AsyncQueue {
 
   // ---- consumers (every thread of the block together)
 
-  /// Claims up to BLOCK_THREADS items for the block, after counting the `done`
-  /// items of its previous claim as finished. Returns how many it claimed (the
-  /// same in every thread; 0 when the queue is quiescent or stopped: leave the
-  /// loop), with the first virtual index in *first.
+  /// One trip's items for the block. `processed`: this thread processed an item in the
+  /// block's previous trip; `carry`: it kept one of the items it pushed in that trip as its
+  /// next item (a continuation, which skips the queue). Counts the block's previous items as
+  /// finished and its carried ones as new, claims items for the threads that carry none (at
+  /// most that many, at most what exists; it waits for work only when no thread of the block
+  /// carries an item), and returns how many items the block has in this trip, carried and
+  /// claimed (0: the queue is quiescent or stopped; leave the loop). A thread that carries no
+  /// item takes virtual index *first + *rank if *rank < *claimed.
   template <int BLOCK_THREADS>
-  __device__ __forceinline__ uint32_t claim_block(uint32_t n_in, uint32_t done, unsigned long long* first) const {
+  __device__ __forceinline__ uint32_t claim_block(uint32_t n_in, bool processed, bool carry, unsigned long long* first,
+                                                  uint32_t* rank, uint32_t* claimed) const {
     __shared__ unsigned long long claimed_first;
-    __shared__ uint32_t claimed;
-    __syncthreads();  // the previous items' pushes are reserved and written
+    __shared__ uint32_t claimed_n;
+    __shared__ bool leave;
+    // Barriers too: the previous items' pushes are reserved and written.
+    const int n_processed = __syncthreads_count(processed);
+    const int n_carry = __syncthreads_count(carry);
+    uint32_t r = threadIdx.x;
+    if (n_carry != 0) {  // the same in every thread
+      uint32_t needy = 0;
+      r = block_exclusive_sum<BLOCK_THREADS, uint32_t>(carry ? 0u : 1u, needy);
+    }
     if (threadIdx.x == 0) {
       if (detail::load_volatile(&ctl->n_in) != n_in) ctl->n_in = n_in;  // the same in every block
-      if (done != 0) {
+      // Finished count, net of the carried items, which stay units of work: one atomic, so
+      // that the two never appear apart (modulo 2^64; quiescence compares for equality).
+      const long long net = static_cast<long long>(n_processed) - n_carry;
+      if (net != 0) {
         __threadfence();
-        atomicAdd(&ctl->finished, static_cast<unsigned long long>(done));
+        atomicAdd(&ctl->finished, static_cast<unsigned long long>(net));
       }
+      const unsigned long long room = static_cast<unsigned long long>(BLOCK_THREADS - n_carry);
       unsigned int pause = 32;
       uint32_t n = 0;
       unsigned long long at = 0;
-      while (detail::load_volatile(&ctl->stop) == kAsyncRunning) {
+      while (room != 0 && detail::load_volatile(&ctl->stop) == kAsyncRunning) {
         const unsigned long long h = detail::load_volatile(&ctl->head);
         const unsigned long long total = n_in + detail::load_volatile(&ctl->tail);
         if (h < total) {
-          const unsigned long long want = total - h < BLOCK_THREADS ? total - h : BLOCK_THREADS;
+          const unsigned long long want = total - h < room ? total - h : room;
           if (atomicCAS(&ctl->head, h, h + want) == h) {
             n = static_cast<uint32_t>(want);
             at = h;
@@ -193,6 +212,7 @@ struct AsyncQueue {
           }
           continue;
         }
+        if (n_carry != 0) break;  // the block has work of its own: do not wait
         // Nothing to claim: quiescent if everything that exists has finished.
         const unsigned long long f = detail::load_volatile(&ctl->finished);
         __threadfence();
@@ -200,12 +220,15 @@ struct AsyncQueue {
         __nanosleep(pause);
         pause = pause < 1024 ? pause * 2 : pause;
       }
-      claimed = n;
+      leave = detail::load_volatile(&ctl->stop) != kAsyncRunning || n + n_carry == 0;
+      claimed_n = n;
       claimed_first = at;
     }
     __syncthreads();
     *first = claimed_first;
-    return claimed;
+    *rank = r;
+    *claimed = claimed_n;
+    return leave ? 0u : claimed_n + static_cast<uint32_t>(n_carry);
   }
 
   /// The item at virtual index i (claimed by this thread): the input worklist's,
