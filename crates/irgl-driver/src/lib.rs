@@ -130,6 +130,10 @@ pub fn optimize(
     trace.step("run_asynchronously", t, m);
 
     let t = Instant::now();
+    irgl_opt::unroll_pipes(m, config)?;
+    trace.step("unroll_pipes", t, m);
+
+    let t = Instant::now();
     irgl_opt::schedule_nested_loops(m, config)?;
     trace.step("schedule_nested_loops", t, m);
 

@@ -219,3 +219,49 @@ fn the_control_grid_is_an_option() {
         );
     }
 }
+
+#[test]
+fn pipe_unrolling_copies_the_round_and_keeps_its_exit() {
+    let plain = common::compile("programs/sssp-nf.irgl", &common::config(""));
+    let c = common::compile("programs/sssp-nf.irgl", &common::config("--pipe-unroll 3"));
+    let body = &c.module.host;
+    // The loop of r1 holds three scopes, each a whole round with its emptiness test.
+    let mut rounds = Vec::new();
+    irgl_ir::visit::walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Region(r) = &body.stmts[s].kind
+            && r.kind == (irgl_ir::RegionKind::Pipe { once: false })
+            && let StmtKind::Loop(l) = &body.stmts[r.body[0]].kind
+        {
+            rounds = l.body.clone();
+        }
+    });
+    assert_eq!(rounds.len(), 3);
+    for &s in &rounds {
+        let StmtKind::Block(b) = &body.stmts[s].kind else {
+            panic!("a scope per round");
+        };
+        assert!(matches!(
+            body.stmts[*b.last().unwrap()].kind,
+            StmtKind::If { .. }
+        ));
+    }
+    assert_eq!(c.cuda.matches("launch_remove_dups(h, ").count(), 3);
+    assert_eq!(plain.cuda.matches("launch_remove_dups(h, ").count(), 1);
+    // Outlined: the copies are in the control kernel, one device call each.
+    let o = common::compile(
+        "programs/sssp-nf.irgl",
+        &common::config("--pipe-unroll 2 --outline r1"),
+    );
+    assert_eq!(o.cuda.matches("irgl_dev_remove_dups(g, ").count(), 2);
+    // Programs without a repeating Pipe are left as they are; 0 and 9 are refused.
+    let bfs = common::compile("programs/bfs.irgl", &common::config("--pipe-unroll 4"));
+    let bfs_plain = common::compile("programs/bfs.irgl", &common::config(""));
+    assert_eq!(
+        irgl_ir::dump_module(&bfs.module, Default::default()),
+        irgl_ir::dump_module(&bfs_plain.module, Default::default())
+    );
+    for k in ["0", "9"] {
+        let c = irgl_driver::OptConfig::from_args(&["--pipe-unroll", k]).unwrap();
+        assert!(c.validate().is_err(), "{k}");
+    }
+}

@@ -32,6 +32,8 @@ pub struct OptConfig {
     pub async_grid: GridSize,
     /// Asynchronous kernels keep one pushed item per thread as its next (with `async` only).
     pub async_local: bool,
+    /// Copies of the body of every repeating `Pipe` per trip of its loop (1: no unrolling).
+    pub pipe_unroll: u32,
     /// Retry backoff for conflict-heavy retry worklists.
     pub retry_backoff: BackoffConfig,
 }
@@ -47,6 +49,7 @@ impl Default for OptConfig {
             asynchronous: AsyncConfig::None,
             async_grid: GridSize::PerSm(1),
             async_local: false,
+            pipe_unroll: 1,
             retry_backoff: BackoffConfig::default(),
         }
     }
@@ -372,6 +375,12 @@ impl OptConfig {
                     .to_string(),
             );
         }
+        if !(1..=8).contains(&self.pipe_unroll) {
+            errors.push(format!(
+                "--pipe-unroll {}: from 1 (no unrolling) to 8 copies of a Pipe's body",
+                self.pipe_unroll
+            ));
+        }
         if self.retry_backoff.enabled {
             errors.push("--retry-backoff: retry backoff is not implemented yet".to_string());
         }
@@ -423,6 +432,10 @@ impl OptConfig {
             args.push("--async-local".to_string());
             args.push("on".to_string());
         }
+        if self.pipe_unroll != 1 {
+            args.push("--pipe-unroll".to_string());
+            args.push(self.pipe_unroll.to_string());
+        }
         if self.aggregate.default != AggregateLevel::None {
             args.push("--aggregate".to_string());
             args.push(self.aggregate.default.name().to_string());
@@ -468,6 +481,7 @@ impl OptConfig {
                     c.asynchronous =
                         AsyncConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
+                "--pipe-unroll" => c.pipe_unroll = number()?,
                 "--async-local" => {
                     c.async_local = match value {
                         "on" => true,

@@ -12,6 +12,7 @@ pub mod config;
 pub mod outline_iterations;
 pub mod run_asynchronously;
 pub mod schedule_nested_loops;
+pub mod unroll_pipes;
 
 pub use aggregate_pushes::aggregate_pushes;
 pub use config::{
@@ -21,3 +22,4 @@ pub use config::{
 pub use outline_iterations::outline_iterations;
 pub use run_asynchronously::run_asynchronously;
 pub use schedule_nested_loops::schedule_nested_loops;
+pub use unroll_pipes::unroll_pipes;

@@ -70,6 +70,10 @@ pub struct OptArgs {
     /// sends every push through the queue (`off`, the default).
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub async_local: Option<bool>,
+    /// Pipe unrolling: copies of the body of every repeating Pipe per trip of its loop
+    /// (1, the default: none; up to 8). Programs without such a Pipe are left as they are.
+    #[arg(long, value_name = "K")]
+    pub pipe_unroll: Option<u32>,
 }
 
 fn parse_on_off(s: &str) -> Result<bool, String> {
@@ -145,6 +149,9 @@ impl OptArgs {
         }
         if let Some(l) = self.async_local {
             c.async_local = l;
+        }
+        if let Some(k) = self.pipe_unroll {
+            c.pipe_unroll = k;
         }
         Ok(c)
     }
