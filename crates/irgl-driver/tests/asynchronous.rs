@@ -4,21 +4,7 @@
 
 mod common;
 
-use irgl_diagnostics::SourceMap;
-use irgl_driver::Source;
 use irgl_ir::{Asynchrony, StmtKind, visit};
-
-fn errors(rel: &str, flags: &str) -> Vec<irgl_diagnostics::Diagnostic> {
-    let text = std::fs::read_to_string(common::workspace().join(rel)).unwrap();
-    let mut sources = SourceMap::new();
-    let file = sources.add(rel.to_string(), text.clone());
-    let source = Source {
-        file,
-        name: rel,
-        text: &text,
-    };
-    irgl_driver::compile(source, &common::config(flags)).expect_err("rejected")
-}
 
 /// The number of re-invocation loops (`loop while wl.retry.size != 0`) left in `main`.
 fn retry_loops(m: &irgl_ir::Module) -> usize {
@@ -165,13 +151,13 @@ fn an_outlined_loop_calls_the_asynchronous_kernel_and_stops_on_its_overflow() {
 
 #[test]
 fn naming_a_kernel_that_cannot_is_an_error_with_the_reason() {
-    let e = errors("programs/bfs.irgl", "--async bfs");
+    let e = common::errors("programs/bfs.irgl", "--async bfs");
     assert_eq!(e[0].code, "E0511");
     assert!(e[0].message.contains("assigns `level`"), "{e:?}");
-    let e = errors("programs/bfs.irgl", "--async init");
+    let e = common::errors("programs/bfs.irgl", "--async init");
     assert_eq!(e[0].code, "E0511");
     assert!(e[0].message.contains("pops no worklist"), "{e:?}");
-    let e = errors("programs/bfs.irgl", "--async bsf");
+    let e = common::errors("programs/bfs.irgl", "--async bsf");
     assert_eq!(e[0].code, "E0510");
     assert!(format!("{:?}", e[0]).contains("init, bfs"), "{e:?}");
     // A named kernel that can.

@@ -19,23 +19,6 @@ fn controls(c: &irgl_driver::Compiled) -> Vec<Control> {
     out
 }
 
-fn errors(rel_or_text: &str, flags: &str) -> Vec<irgl_diagnostics::Diagnostic> {
-    let (name, text) = if rel_or_text.ends_with(".irgl") {
-        let text = std::fs::read_to_string(common::workspace().join(rel_or_text)).unwrap();
-        (rel_or_text, text)
-    } else {
-        ("inline.irgl", rel_or_text.to_string())
-    };
-    let mut sources = SourceMap::new();
-    let file = sources.add(name.to_string(), text.clone());
-    let source = Source {
-        file,
-        name,
-        text: &text,
-    };
-    irgl_driver::compile(source, &common::config(flags)).expect_err("rejected")
-}
-
 #[test]
 fn outer_outlines_the_outermost_node_with_its_scalars_and_kernels() {
     let c = common::compile("programs/bfs.irgl", &common::config("--outline outer"));
@@ -103,16 +86,16 @@ fn every_program_outlines_under_every_schedule() {
 
 #[test]
 fn unknown_unoutlinable_and_nested_nodes_are_errors() {
-    let e = errors("programs/bfs.irgl", "--outline r7");
+    let e = common::errors("programs/bfs.irgl", "--outline r7");
     assert_eq!(e[0].code, "E0506");
     assert!(format!("{:?}", e[0]).contains("the nodes are r0"), "{e:?}");
 
-    let e = errors("programs/sssp-nf.irgl", "--outline r0,r1");
+    let e = common::errors("programs/sssp-nf.irgl", "--outline r0,r1");
     assert_eq!(e[0].code, "E0508");
     assert!(e[0].message.contains("r1 is inside r0"), "{e:?}");
 
     let text = "graph g {\n  node x: u32;\n}\n\nKernel k(graph g) {\n  ForAll (n In g.nodes) {\n    g.x[n] = 1;\n  }\n}\n\nmain {\n  Invoke k(g);\n  Pipe Once {\n    let _y: u32 = 2;\n  }\n}\n";
-    let e = errors(text, "--outline r0");
+    let e = common::errors(text, "--outline r0");
     assert_eq!(e[0].code, "E0507");
     assert!(e[0].message.contains("it launches no kernel"), "{e:?}");
     // `outer` skips what cannot be outlined.

@@ -90,3 +90,22 @@ pub fn kernels(cuda: &str) -> &str {
     let end = cuda.find("// ---- host side").unwrap_or(cuda.len());
     &cuda[start..end]
 }
+
+/// The diagnostics of compiling a program (a path ending in `.irgl`, relative to the
+/// workspace, or the text itself) with the option flags `flags`, which must fail.
+pub fn errors(rel_or_text: &str, flags: &str) -> Vec<irgl_diagnostics::Diagnostic> {
+    let (name, text) = if rel_or_text.ends_with(".irgl") {
+        let text = std::fs::read_to_string(workspace().join(rel_or_text)).unwrap();
+        (rel_or_text, text)
+    } else {
+        ("inline.irgl", rel_or_text.to_string())
+    };
+    let mut sources = irgl_diagnostics::SourceMap::new();
+    let file = sources.add(name.to_string(), text.clone());
+    let source = irgl_driver::Source {
+        file,
+        name,
+        text: &text,
+    };
+    irgl_driver::compile(source, &config(flags)).expect_err("rejected")
+}
