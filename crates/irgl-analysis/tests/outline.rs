@@ -1,12 +1,15 @@
 //! The outline tree of every program (a snapshot of `irglc emit outline`'s text), and the
-//! reasons a node cannot be outlined, propagated to the nodes around it.
+//! reasons a node cannot be outlined, propagated to the nodes around it; which worklist
+//! kernels may run asynchronously (the lines `irglc emit outline` prints after the tree, a
+//! snapshot), and small programs that each break one rule of asynchrony, with the reason.
 
 use std::path::{Path, PathBuf};
 
+use irgl_analysis::AsyncCandidates;
 use irgl_analysis::{OutlineKind, OutlineTree};
 use irgl_diagnostics::SourceMap;
 use irgl_driver::{OptConfig, Source};
-use irgl_ir::{Module, Schedule, StmtKind};
+use irgl_ir::{Asynchrony, Module, Schedule, StmtKind};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -26,16 +29,21 @@ fn module(rel: &str) -> Module {
         .module
 }
 
-#[test]
-fn outline_trees_of_the_programs() {
+/// The file names of `programs/*.irgl`, sorted.
+fn program_names() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(workspace().join("programs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".irgl"))
         .collect();
     names.sort();
+    names
+}
+
+#[test]
+fn outline_trees_of_the_programs() {
     let mut text = String::new();
-    for name in names {
+    for name in program_names() {
         let m = module(&format!("programs/{name}"));
         text.push_str(&format!("== {name}\n{}", OutlineTree::build(&m).render(&m)));
     }
@@ -76,4 +84,122 @@ fn a_kernel_that_cannot_run_on_a_fixed_grid_blocks_its_region_and_the_regions_ar
         ))
     );
     assert!(tree.render(&m).contains("not outlinable: "));
+}
+
+// ---- asynchrony: which worklist kernels may run asynchronously, and why not
+
+/// The module as lowered (before any pass).
+fn lowered(rel: &str, text: &str) -> Module {
+    let mut sources = SourceMap::new();
+    let file = sources.add(rel.to_string(), text.to_string());
+    let source = Source {
+        file,
+        name: rel,
+        text,
+    };
+    let (m, _) = irgl_driver::lower(source).unwrap_or_else(|d| panic!("{rel}: {d:?}"));
+    m
+}
+
+#[test]
+fn async_verdicts_for_the_programs() {
+    let mut text = String::new();
+    for name in program_names() {
+        let rel = format!("programs/{name}");
+        let m = lowered(
+            &rel,
+            &std::fs::read_to_string(workspace().join(&rel)).unwrap(),
+        );
+        text.push_str(&format!(
+            "== {name}\n{}",
+            AsyncCandidates::build(&m).render(&m)
+        ));
+    }
+    insta::assert_snapshot!(text);
+}
+
+/// A program with one worklist kernel `k`: `body` is its item's code (the popped node is
+/// `n`), `main` the orchestration.
+fn program(decls: &str, body: &str, params: &str, main: &str) -> String {
+    format!(
+        "graph g {{ node x: u32; node y: u32; }}\nglobal total: u32;\n{decls}\nKernel k(graph g{params}) {{\n  ForAll (wi In WL) {{\n    let n = WL.pop(wi);\n{body}\n  }}\n}}\nmain {{\n{main}\n}}\n"
+    )
+}
+
+const LOWER: &str = "      let v = g.x[n] + 1;\n      ForAll (e In g.edges(n)) {\n        let d = g.dst(e);\n        if (v < atomicMin(g.x[d], v)) { WL.push(d); }\n      }";
+
+fn verdict(text: &str) -> Result<Asynchrony, String> {
+    let m = lowered("t.irgl", text);
+    let k = m.kernel_named("k").expect("kernel k");
+    AsyncCandidates::build(&m)
+        .get(k)
+        .cloned()
+        .expect("k pops a worklist")
+}
+
+#[test]
+fn a_monotone_iterate_with_nothing_between_rounds_runs_on_all_its_pushes() {
+    let t = program("", LOWER, "", "  Iterate k(g) Initial [0];");
+    assert_eq!(verdict(&t), Ok(Asynchrony::AllPushes));
+    // The same kernel's rounds with a counter between them stay rounds.
+    let t = program(
+        "",
+        LOWER,
+        ", u32 r",
+        "  let r: u32 = 0;\n  Iterate k(g, r) Initial [0] { r += 1; }",
+    );
+    let e = verdict(&t).unwrap_err();
+    assert!(e.contains("between rounds"), "{e}");
+}
+
+#[test]
+fn respawns_feed_the_launch_that_made_them() {
+    let body = "      ForAll (e In g.edges(n)) {\n        let d = g.dst(e);\n        if (1 < atomicMin(g.x[d], 1)) { Respawn d; }\n      }";
+    let t = program("", body, "", "  Pipe Once {\n    Invoke k(g);\n  }");
+    assert_eq!(verdict(&t), Ok(Asynchrony::Respawns));
+}
+
+#[test]
+fn one_launch_without_respawns_has_no_rounds_to_merge() {
+    let t = program("", LOWER, "", "  Pipe Once {\n    Invoke k(g);\n  }");
+    let e = verdict(&t).unwrap_err();
+    assert!(e.contains("no rounds to merge"), "{e}");
+}
+
+#[test]
+fn non_monotone_updates_are_refused_with_the_property() {
+    // A plain store to what the kernel reads.
+    let store = "      ForAll (e In g.edges(n)) {\n        let d = g.dst(e);\n        if (g.x[d] == 0) { g.x[d] = 1; WL.push(d); }\n      }";
+    let e = verdict(&program("", store, "", "  Iterate k(g) Initial [0];")).unwrap_err();
+    assert!(e.contains("assigns `x`, which it also reads"), "{e}");
+    // A store to what it never reads is fine.
+    let write_only = "      g.y[n] = 1;\n      ForAll (e In g.edges(n)) {\n        let d = g.dst(e);\n        if (1 < atomicMin(g.x[d], 1)) { WL.push(d); }\n      }";
+    assert_eq!(
+        verdict(&program("", write_only, "", "  Iterate k(g) Initial [0];")),
+        Ok(Asynchrony::AllPushes)
+    );
+    // An order-dependent atomic, even on a global it only updates.
+    let add = "      atomicAdd(total, 1);";
+    let e = verdict(&program("", add, "", "  Iterate k(g) Initial [0];")).unwrap_err();
+    assert!(e.contains("updates `total` with atomicAdd"), "{e}");
+}
+
+#[test]
+fn rounds_that_answer_or_synchronize_are_refused() {
+    let reduce = "      ReduceAndReturn g.x[n] == 0;";
+    let t = program(
+        "",
+        reduce,
+        "",
+        "  Pipe Once {\n    Iterate While Any k(g);\n  }",
+    );
+    let e = verdict(&t).unwrap_err();
+    assert!(e.contains("reduction"), "{e}");
+}
+
+#[test]
+fn arguments_that_read_device_state_are_refused() {
+    let t = program("", LOWER, ", u32 r", "  Iterate k(g, g.y[0]) Initial [0];");
+    let e = verdict(&t).unwrap_err();
+    assert!(e.contains("arguments read device state"), "{e}");
 }
