@@ -66,7 +66,7 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
         let blocks = match launch.async_grid {
             GridSize::Resident => "h.grid_cap".to_string(),
             GridSize::PerSm(k) => {
-                format!("irgl::min_of({k}u * static_cast<uint32_t>(irgl::sm_count()), h.grid_cap)")
+                format!("irgl::min_of({k}u * h.sm_count, h.grid_cap)")
             }
             GridSize::Blocks(n) => format!("irgl::min_of({n}u, h.grid_cap)"),
         };

@@ -80,6 +80,9 @@ struct Host {
 {%- endif %}
   irgl::HostReduceFlag reduce;
   uint32_t grid_cap = 1;
+{%- if asynchronous %}
+  uint32_t sm_count = 1;  // the grid of asynchronous launches is counted in multiprocessors
+{%- endif %}
   uint64_t iterations = 0;
 
   Host(irgl::HostGraph graph, uint32_t wl_capacity)
@@ -234,6 +237,9 @@ static int run(int argc, char** argv) {
     IRGL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     per_sm = 2048 / BLOCK;
     h.grid_cap = static_cast<uint32_t>(sms * per_sm);
+{%- if asynchronous %}
+    h.sm_count = static_cast<uint32_t>(sms);
+{%- endif %}
   }
   IRGL_CHECK(cudaMemcpyToSymbol(params, &h_params, sizeof h_params));
   const uint64_t repeat = args.get<uint64_t>("repeat");

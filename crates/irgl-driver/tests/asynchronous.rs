@@ -46,7 +46,7 @@ fn respawns_feed_the_launch_and_its_reinvocation_loop_goes() {
     );
     // One block per multiprocessor by default: idle blocks poll the queue.
     assert!(
-        cuda.contains("sssp_nf<<<irgl::min_of(1u * static_cast<uint32_t>(irgl::sm_count()), h.grid_cap), BLOCK>>>"),
+        cuda.contains("sssp_nf<<<irgl::min_of(1u * h.sm_count, h.grid_cap), BLOCK>>>"),
         "{cuda}"
     );
     let resident = common::compile(

@@ -329,6 +329,15 @@ mod grid_text {
     }
 }
 
+/// `on` or `off`, the value of a switch flag (`--async-local`).
+pub fn parse_switch(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("`{s}`: on or off")),
+    }
+}
+
 impl OptConfig {
     /// The thread-block scheduler's threshold: the option, else the block size.
     pub fn tb_threshold(&self) -> u32 {
@@ -483,11 +492,7 @@ impl OptConfig {
                 }
                 "--pipe-unroll" => c.pipe_unroll = number()?,
                 "--async-local" => {
-                    c.async_local = match value {
-                        "on" => true,
-                        "off" => false,
-                        _ => return Err(format!("{flag} {value}: on or off")),
-                    };
+                    c.async_local = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--async-grid" => {
                     c.async_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;

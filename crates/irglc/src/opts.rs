@@ -68,20 +68,12 @@ pub struct OptArgs {
     /// its own next item (`on`: a chain of items skips the queue's round trips; it pays with
     /// the fine-grained scheduler on road networks and costs with serial inner loops) or
     /// sends every push through the queue (`off`, the default).
-    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
     pub async_local: Option<bool>,
     /// Pipe unrolling: copies of the body of every repeating Pipe per trip of its loop
     /// (1, the default: none; up to 8). Programs without such a Pipe are left as they are.
     #[arg(long, value_name = "K")]
     pub pipe_unroll: Option<u32>,
-}
-
-fn parse_on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("`{s}`: on or off")),
-    }
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
