@@ -100,13 +100,14 @@ __global__ void warp_reserve_two_branches(Worklist wl, uint32_t nthreads, uint32
 /// Lanes with different trip counts push one conditional item per iteration
 /// (the agg_warp(1) pattern of the paper), so lanes of a warp reach
 /// reserve_warp at different iterations.
-__global__ void warp_reserve_loop(Worklist wl, uint32_t nthreads) {
+/// `one`: with reserve_warp_one() instead of reserve_warp(1).
+__global__ void warp_reserve_loop(Worklist wl, uint32_t nthreads, bool one) {
   const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
   if (tid >= nthreads) return;
   const uint32_t trips = hash32(tid) % 9;
   for (uint32_t i = 0; i < trips; ++i) {
     if (hash32(tid ^ (i * 0x9e3779b9u)) & 1u) {
-      const wl_index_t start = wl.reserve_warp(1);
+      const wl_index_t start = one ? wl.reserve_warp_one() : wl.reserve_warp(1);
       wl.write(start, 0, item_of(tid, i));
     }
   }
@@ -255,10 +256,12 @@ TEST(reserve_warp_loop_conditional) {
       if (hash32(t ^ (i * 0x9e3779b9u)) & 1u) want.push_back(item_of(t, i));
     }
   }
-  GuardedWorklist g(static_cast<uint32_t>(want.size()));
-  warp_reserve_loop<<<(nt + 255) / 256, 256>>>(g.view(), nt);
-  IRGL_CHECK_LAUNCH("warp_reserve_loop");
-  check_exact(g, want);
+  for (bool one : {false, true}) {
+    GuardedWorklist g(static_cast<uint32_t>(want.size()));
+    warp_reserve_loop<<<(nt + 255) / 256, 256>>>(g.view(), nt, one);
+    IRGL_CHECK_LAUNCH("warp_reserve_loop");
+    check_exact(g, want);
+  }
 }
 
 TEST(reserve_warp_overflow) {

@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "check.cuh"
+#include "timer.cuh"
 
 namespace irgl {
 
@@ -476,6 +477,9 @@ struct RunRecord {
   uint64_t iterations = 0;       ///< rounds of the host loops that launch kernels, summed
   std::string options_json = "{}";  ///< a JSON object, e.g. ArgParser::options_json()
   std::string device;            ///< e.g. device_name()
+  /// Per kernel (`--kernel-times`): the median over the runs of its summed time, and its
+  /// launches in the last run; empty when not measured.
+  std::vector<KernelTime> kernels;
 };
 
 /// The median of `v` (the lower middle value for an even count); 0 for an empty vector.
@@ -483,6 +487,21 @@ inline double median(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
   return v[(v.size() - 1) / 2];
+}
+
+/// The median over runs of each kernel's time (`runs`: one KernelTimes::collect() per run),
+/// with the launch counts of the last run, in the order of the last run.
+inline std::vector<KernelTime> median_kernel_times(const std::vector<std::vector<KernelTime>>& runs) {
+  std::vector<KernelTime> out;
+  if (runs.empty()) return out;
+  for (const KernelTime& k : runs.back()) {
+    std::vector<double> ms;
+    for (const auto& run : runs)
+      for (const KernelTime& t : run)
+        if (t.name == k.name) ms.push_back(t.ms);
+    out.push_back(KernelTime{k.name, median(ms), k.launches});
+  }
+  return out;
 }
 
 inline std::string to_json(const RunRecord& r) {
@@ -499,6 +518,15 @@ inline std::string to_json(const RunRecord& r) {
   s += ",\"iterations\":" + std::to_string(r.iterations);
   s += ",\"options\":" + (r.options_json.empty() ? std::string("{}") : r.options_json);
   s += ",\"device\":" + json_string(r.device);
+  if (!r.kernels.empty()) {
+    s += ",\"kernels\":[";
+    for (size_t i = 0; i < r.kernels.size(); ++i) {
+      s += i ? "," : "";
+      s += "{\"name\":" + json_string(r.kernels[i].name) + ",\"ms\":" + json_number(r.kernels[i].ms) +
+           ",\"launches\":" + std::to_string(r.kernels[i].launches) + "}";
+    }
+    s += "]";
+  }
   return s + "}";
 }
 

@@ -10,6 +10,7 @@
 #include "worklist.cuh"
 #include "queue.cuh"
 #include "reduce.cuh"
+#include "accumulate.cuh"
 #include "lock.cuh"
 #include "exclusive.cuh"
 #include "grid.cuh"

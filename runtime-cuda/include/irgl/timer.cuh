@@ -3,7 +3,16 @@
 //     irgl::GpuTimer t; t.start(); ...launches...; t.stop(); float ms = t.elapsed_ms();
 // elapsed_ms() waits for the stop event. Times are device-side (the work
 // queued on `stream` between start and stop).
+//
+//     irgl::KernelTimes kt; kt.enabled = true;
+//     kt.begin("k"); k<<<...>>>(...); kt.end();   ... more launches ...
+//     std::vector<irgl::KernelTime> sums = kt.collect();
+// collect() waits for the launches and returns each kernel's summed time and launch count
+// (in the order of first launch), then forgets them. Disabled, begin/end do nothing.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -41,6 +50,78 @@ class GpuTimer {
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   cudaStream_t stream_ = 0;
+};
+
+/// One kernel's launches in a run: their summed device time.
+struct KernelTime {
+  std::string name;
+  double ms = 0.0;
+  uint64_t launches = 0;
+};
+
+/// Per-kernel device times (`--kernel-times`): a pair of events on the default stream around
+/// each launch. Events are reused across collect() calls.
+class KernelTimes {
+ public:
+  bool enabled = false;
+
+  KernelTimes() = default;
+  KernelTimes(const KernelTimes&) = delete;
+  KernelTimes& operator=(const KernelTimes&) = delete;
+  ~KernelTimes() {
+    for (cudaEvent_t e : pool_) (void)cudaEventDestroy(e);
+  }
+
+  /// Marks the start of a launch of `name` (a string that outlives the run).
+  void begin(const char* name) {
+    if (!enabled) return;
+    Span s{name, event(), event()};
+    IRGL_CHECK(cudaEventRecord(s.start, 0));
+    spans_.push_back(s);
+  }
+
+  /// Marks the end of the launch begun last.
+  void end() {
+    if (!enabled || spans_.empty()) return;
+    IRGL_CHECK(cudaEventRecord(spans_.back().stop, 0));
+  }
+
+  std::vector<KernelTime> collect() {
+    std::vector<KernelTime> out;
+    for (const Span& s : spans_) {
+      IRGL_CHECK(cudaEventSynchronize(s.stop));
+      float ms = 0.f;
+      IRGL_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
+      size_t i = 0;
+      while (i < out.size() && out[i].name != s.name) ++i;
+      if (i == out.size()) out.push_back(KernelTime{s.name, 0.0, 0});
+      out[i].ms += ms;
+      out[i].launches += 1;
+    }
+    spans_.clear();
+    used_ = 0;
+    return out;
+  }
+
+ private:
+  struct Span {
+    const char* name;
+    cudaEvent_t start;
+    cudaEvent_t stop;
+  };
+
+  cudaEvent_t event() {
+    if (used_ == pool_.size()) {
+      cudaEvent_t e;
+      IRGL_CHECK(cudaEventCreate(&e));
+      pool_.push_back(e);
+    }
+    return pool_[used_++];
+  }
+
+  std::vector<Span> spans_;
+  std::vector<cudaEvent_t> pool_;
+  size_t used_ = 0;
 };
 
 }  // namespace irgl

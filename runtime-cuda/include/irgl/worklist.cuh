@@ -20,6 +20,7 @@
 //   start = wl.reserve_thread(n)     one atomic for n items of this thread
 //   start = wl.reserve_warp(n)       one atomic per warp: the *active* lanes
 //                                    (__activemask), each with its own n
+//   start = wl.reserve_warp_one()    reserve_warp(1u), without the vote
 //   start = wl.reserve_block<B>(n)   one atomic per block; ALL threads of the
 //                                    1-D block of B threads must call it
 //   wl.write(start, taskid, item)    the do_push: stores at start + taskid,
@@ -99,6 +100,11 @@ struct Worklist {
   __device__ __forceinline__ wl_index_t reserve_warp(uint32_t n) const {
     const unsigned mask = __activemask();
     return warp_atomic_add(mask, &ctl->count, n);
+  }
+
+  /// reserve_warp(1u): one slot for each active lane, one atomic per warp.
+  __device__ __forceinline__ wl_index_t reserve_warp_one() const {
+    return warp_atomic_add_one(__activemask(), &ctl->count);
   }
 
   /// Like reserve_warp, but with an explicit mask. Precondition: exactly the
