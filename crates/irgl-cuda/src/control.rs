@@ -641,10 +641,12 @@ impl Emitter<'_> {
         };
         let asynchronous = control_is_asynchronous(m, c);
         let queue = if asynchronous { "h.queue.view(), " } else { "" };
+        self.w.line(format!("h.times.begin(\"{kernel}\");"));
         self.w.line(format!(
             "irgl::launch_cooperative(\"{kernel} ({})\", {kernel}, {blocks}, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), {queue}irgl_sd.data());",
             c.origin
         ));
+        self.w.line("h.times.end();");
         self.w.line(format!("IRGL_CHECK_LAUNCH(\"{kernel}\");"));
         self.w.line("irgl_sd.download(&irgl_s, 1);");
         for &l in &c.outputs {

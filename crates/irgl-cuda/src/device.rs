@@ -191,14 +191,14 @@ impl Emitter<'_> {
                         self.w.line(format!("irgl_item{n} = {item};"));
                     }
                     Aggregation::Warp | Aggregation::Block => self.w.line(format!(
-                        "{wl}.write({wl}.reserve_warp(1u), 0u, {item});  // one atomic per warp"
+                        "{wl}.write({wl}.reserve_warp_one(), 0u, {item});  // one atomic per warp"
                     )),
-                    Aggregation::Thread => {
+                    Aggregation::Thread | Aggregation::BlockLoop => {
                         let (slots, index) = self
                             .loop_slots
                             .get(&s)
                             .unwrap_or_else(|| {
-                                panic!("{s}: a thread push outside its counted loop")
+                                panic!("{s}: a thread or block-loop push outside its loop")
                             })
                             .clone();
                         self.w.line(format!(
@@ -206,6 +206,24 @@ impl Emitter<'_> {
                         ));
                     }
                 }
+            }
+            StmtKind::Accumulate(a) => {
+                let g = &self.m().globals[a.global.index()];
+                let ty = c_type(g.ty);
+                let value = format!("static_cast<{ty}>({})", self.x.cond(a.value));
+                let line = match a.aggregation {
+                    Aggregation::None => format!("irgl::atomic_add(&{}, {value});", cpp(&g.name)),
+                    Aggregation::Warp => format!(
+                        "irgl::warp_add(&{}, {value});  // one atomic per warp",
+                        cpp(&g.name)
+                    ),
+                    Aggregation::Thread | Aggregation::Block => format!(
+                        "irgl_sum{} += {value};  // added at the end of the kernel",
+                        s.index()
+                    ),
+                    Aggregation::BlockLoop => panic!("{s}: a block-loop addition"),
+                };
+                self.w.line(line);
             }
             StmtKind::Reduce(e) => {
                 let line = format!("irgl_reduce.contribute(irgl_rkind, {});", self.x.cond(*e));
@@ -283,7 +301,7 @@ impl Emitter<'_> {
                 self.w.line(format!(
                     "const uint32_t irgl_end{n} = {g}.csr.end(irgl_node{n});"
                 ));
-                let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body);
+                let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body, Aggregation::Thread);
                 let first = if sites.is_empty() {
                     format!("{g}.csr.begin(irgl_node{n})")
                 } else {
@@ -318,7 +336,7 @@ impl Emitter<'_> {
                     "const uint64_t irgl_count{n} = irgl_hi{n} > irgl_lo{n} ? static_cast<uint64_t>(irgl_hi{n} - irgl_lo{n}) : 0;"
                 ));
                 let k = format!("irgl_k{n}");
-                let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body);
+                let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body, Aggregation::Thread);
                 // A counted loop's count is below 2^32 (a range of 32-bit values).
                 self.loop_reservations(
                     &sites,
@@ -539,6 +557,40 @@ impl Emitter<'_> {
             ));
             self.loop_slots
                 .insert(s, (format!("irgl_slots{n}"), index.to_string()));
+        }
+    }
+
+    /// The per-thread sums of a kernel's additions deferred to its end, before its body.
+    pub(crate) fn deferred_sums(&mut self) {
+        for s in irgl_ir::visit::deferred_adds(self.body()) {
+            let StmtKind::Accumulate(a) = &self.body().stmts[s].kind else {
+                unreachable!()
+            };
+            let g = &self.m().globals[a.global.index()];
+            self.w.line(format!(
+                "{} irgl_sum{} = 0;  // this thread's additions to `{}`",
+                c_type(g.ty),
+                s.index(),
+                g.name
+            ));
+        }
+    }
+
+    /// The additions of the per-thread sums, at the end of the kernel's body, which every
+    /// thread of the block reaches (a focal point): one atomic per thread (thread level) or
+    /// per block (block level).
+    pub(crate) fn deferred_adds(&mut self) {
+        for s in irgl_ir::visit::deferred_adds(self.body()) {
+            let StmtKind::Accumulate(a) = &self.body().stmts[s].kind else {
+                unreachable!()
+            };
+            let g = cpp(&self.m().globals[a.global.index()].name).into_owned();
+            let n = s.index();
+            self.w.line(if a.aggregation == Aggregation::Block {
+                format!("irgl::block_add<BLOCK>(&{g}, irgl_sum{n});  // one atomic per block")
+            } else {
+                format!("if (irgl_sum{n} != 0) irgl::atomic_add(&{g}, irgl_sum{n});  // one atomic per thread")
+            });
         }
     }
 

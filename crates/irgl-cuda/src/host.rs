@@ -55,6 +55,7 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
     };
     let mut w = Writer::new(0);
     w.open(format!("static void launch_{name}({}) {{", sig.join(", ")));
+    w.line(format!("h.times.begin(\"{}\");", k.name));
     if facts.cooperative {
         w.line(format!(
             // All resident blocks (0), no dynamic shared memory, the default stream.
@@ -74,11 +75,16 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
             "{name}<<<{blocks}, BLOCK>>>({args});  // asynchronous: grid {}",
             launch.async_grid
         ));
+    } else if facts.has_forall && uniform_outer(k) {
+        // A block per BLOCK items: the schedulers' blocks differ in work (measured on rmat22:
+        // the traversal's pushes 1.4x faster than on the resident grid).
+        w.line(format!("{name}<<<blocks_all({work}), BLOCK>>>({args});"));
     } else if facts.has_forall {
         w.line(format!("{name}<<<blocks_for(h, {work}), BLOCK>>>({args});"));
     } else {
         w.line(format!("{name}<<<1, 1>>>({args});"));
     }
+    w.line("h.times.end();");
     w.line(format!("IRGL_CHECK_LAUNCH(\"{}\");", k.name));
     if facts.uses_worklist {
         w.line(format!("h.wl.check_overflow(\"{}\");", k.name));
@@ -161,4 +167,17 @@ fn reduce_kind(r: Reduction) -> &'static str {
         Reduction::Any => "irgl::Reduce::Any",
         Reduction::All => "irgl::Reduce::All",
     }
+}
+
+/// Whether the kernel's outermost `ForAll` is uniform (its nested loops block-scheduled).
+fn uniform_outer(k: &Kernel) -> bool {
+    visit::block_any(&k.body, &k.body.block, &|s| {
+        matches!(
+            s,
+            StmtKind::ForAll(ForAll {
+                schedule: Schedule::Grid { uniform: true },
+                ..
+            })
+        )
+    })
 }

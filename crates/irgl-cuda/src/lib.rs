@@ -233,7 +233,9 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         e.asynchrony = k.asynchronous;
         e.x.asynchronous = k.asynchronous.is_some();
         e.x.coherent = &coherent;
+        e.deferred_sums();
         e.block(&k.body.block);
+        e.deferred_adds();
         let in_control = controls.iter().any(|c| c.kernels.contains(&id));
         let (device_signature, device_call) = if in_control {
             device::device_function(k)

@@ -142,6 +142,7 @@ const RESERVED: &[&str] = &[
     "std",
     "g_host",
     "blocks_for",
+    "blocks_all",
     "read_element",
     "write_element",
     "read_device",

@@ -91,6 +91,23 @@ impl Emitter<'_> {
                 self.w
                     .line(format!("irgl_c{n}_{name}[threadIdx.x] = {name};"));
             }
+        }
+        // Pushes made once per iteration: the block reserves the slots of all its items'
+        // iterations at once (a prefix sum of the trip counts, one atomic).
+        let sites = irgl_ir::visit::loop_pushes(body, &f.body, Aggregation::BlockLoop);
+        for &s in &sites {
+            let StmtKind::Push(p) = &body.stmts[s].kind else {
+                panic!("{s} is not a push");
+            };
+            let wl = crate::device::push_target(p.target, self.asynchrony);
+            let i = s.index();
+            self.w
+                .line(format!("__shared__ irgl::wl_index_t irgl_slots{i}[BLOCK];"));
+            self.w.line(format!(
+                "irgl_slots{i}[threadIdx.x] = {wl}.reserve_block<BLOCK>(irgl_mine{n});  // every iteration pushes once: one atomic for the block's loop"
+            ));
+        }
+        if shared || !sites.is_empty() {
             self.w.line("__syncthreads();");
         }
         for (i, (p, t)) in b.policies.iter().zip(&b.thresholds).enumerate() {
@@ -102,7 +119,7 @@ impl Emitter<'_> {
                 Policy::Serial => self.serial_stage(f, b, i),
             }
         }
-        if shared {
+        if shared || !sites.is_empty() {
             self.w
                 .line("__syncthreads();  // the next trip rewrites the shared arrays");
         }
@@ -134,9 +151,28 @@ impl Emitter<'_> {
             ContinueAs::Continue
         });
         self.block_trips.push(block_trip);
-        self.block(&f.body);
+        self.iteration_body(f, o, k);
         self.block_trips.pop();
         self.continues.pop();
+    }
+
+    /// The loop's body for iteration `k` of the item of thread `o`, its block-loop pushes
+    /// writing at the item's slots plus `k`.
+    fn iteration_body(&mut self, f: &ForAll, o: &str, k: &str) {
+        let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body, Aggregation::BlockLoop);
+        for &s in &sites {
+            self.loop_slots.insert(
+                s,
+                (
+                    format!("irgl_slots{}[{o}]", s.index()),
+                    format!("static_cast<uint32_t>({k})"),
+                ),
+            );
+        }
+        self.block(&f.body);
+        for s in sites {
+            self.loop_slots.remove(&s);
+        }
     }
 
     fn tb_stage(&mut self, f: &ForAll, b: &BlockSchedule, i: usize, t: u32) {
@@ -362,7 +398,7 @@ impl Emitter<'_> {
         }
         self.continues.push(ContinueAs::Continue);
         self.block_trips.push(false);
-        self.block(&f.body);
+        self.iteration_body(f, "threadIdx.x", "irgl_k");
         self.block_trips.pop();
         self.continues.pop();
         self.w.close("}");

@@ -179,6 +179,7 @@ impl<'a> Emitter<'a> {
             StmtKind::Control(c) => self.control_launch(c),
             StmtKind::ForAll(_)
             | StmtKind::Push(_)
+            | StmtKind::Accumulate(_)
             | StmtKind::Reduce(_)
             | StmtKind::Unlock { .. }
             | StmtKind::ReleaseMarks { .. }

@@ -79,6 +79,7 @@ struct Host {
   irgl::HostAsyncQueue queue;  // the task queue of the asynchronous kernels
 {%- endif %}
   irgl::HostReduceFlag reduce;
+  irgl::KernelTimes times;  // per-kernel device times (--kernel-times)
   uint32_t grid_cap = 1;
 {%- if asynchronous %}
   uint32_t sm_count = 1;  // the grid of asynchronous launches is counted in multiprocessors
@@ -171,6 +172,15 @@ static void reset_state(Host& h) {
   uint64_t b = (work + BLOCK - 1) / BLOCK;
   return static_cast<uint32_t>(b < 1 ? 1 : (b > h.grid_cap ? h.grid_cap : b));
 }
+
+/// Blocks for `work` items, one item a thread, however many that is (for kernels whose outer
+/// loop is uniform): the GPU starts each block as a multiprocessor frees up, which balances
+/// blocks whose items differ in size, where a resident grid that strides would leave the
+/// blocks with the heaviest items running alone at the end.
+[[maybe_unused]] static uint32_t blocks_all(uint64_t work) {
+  const uint64_t b = (work + BLOCK - 1) / BLOCK;
+  return static_cast<uint32_t>(b < 1 ? 1 : (b > 0x7fffffffull ? 0x7fffffffull : b));
+}
 {%- for k in kernels %}
 {%- if !k.launcher.is_empty() %}
 
@@ -193,6 +203,7 @@ static int run(int argc, char** argv) {
 {%- endfor %}
   args.add<std::string>("output", "{{ program }}.out", "file the outputs are written to");
   args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x edges + nodes + 1024)");
+  args.add<bool>("kernel-times", false, "also time each kernel's launches (events around each; the record's `kernels`, medians over the runs)");
   args.add<uint64_t>("repeat", 1, "run the program this many times from the same start; time_ms is the median, outputs come from the last run");
   args.parse(argc, argv);
 {%- for p in params %}
@@ -247,7 +258,9 @@ static int run(int argc, char** argv) {
     std::fprintf(stderr, "error: --repeat 0: the program must run at least once\n");
     return 1;
   }
+  h.times.enabled = args.get<bool>("kernel-times");
   std::vector<double> times;
+  std::vector<std::vector<irgl::KernelTime>> kernel_times;
   for (uint64_t r = 0; r < repeat; ++r) {
     reset_state(h);
     irgl::GpuTimer timer;
@@ -256,6 +269,7 @@ static int run(int argc, char** argv) {
     timer.stop();
     IRGL_CHECK(cudaDeviceSynchronize());
     times.push_back(timer.elapsed_ms());
+    if (h.times.enabled) kernel_times.push_back(h.times.collect());
   }
 
   irgl::OutputWriter out(args.get<std::string>("output"), "{{ program }}", h.hg.nnodes, h.hg.nedges);
@@ -288,6 +302,7 @@ static int run(int argc, char** argv) {
   record.iterations = h.iterations;
   record.options_json = args.options_json();
   record.device = irgl::device_name();
+  record.kernels = irgl::median_kernel_times(kernel_times);
   irgl::print_run_record(record);
   return 0;
 }

@@ -1,6 +1,7 @@
-//! Cooperative conversion of pushes (`aggregate_pushes`): which level each push of each
-//! program gets under `--aggregate block`, why a push falls back to warp, and that the IR
-//! verifier rejects a block-level push where the whole block does not pass together.
+//! Cooperative conversion (`aggregate_pushes`): which level each push and each addition to a
+//! global of each program gets under each `--aggregate` level, why a site falls back to
+//! another level, and that the IR verifier rejects a level where its position does not
+//! allow it.
 
 mod common;
 
@@ -94,12 +95,38 @@ fn thread_level_where_every_iteration_of_a_counted_loop_pushes_once() {
             .unwrap()
             .starts_with("thread, not block: ")
     );
-    // Block-scheduled: block.
+    // Block-scheduled: the block reserves for the whole loop once, whichever scheduler runs
+    // an iteration; asked for thread, the same, saying why.
     let c = common::compile(
         "programs/traverse.irgl",
         &common::config("--nested tb+fg --aggregate block"),
     );
-    assert_eq!(pushes(&c), vec![(Aggregation::Block, None)]);
+    assert_eq!(pushes(&c), vec![(Aggregation::BlockLoop, None)]);
+    let device = common::kernels(&c.cuda);
+    assert!(
+        device.contains("irgl_slots0[threadIdx.x] = irgl_out.reserve_block<BLOCK>(irgl_mine1);")
+    );
+    assert_eq!(device.matches("reserve_block").count(), 1, "{device}");
+    assert_eq!(
+        device.matches("irgl_out.write(irgl_slots0[irgl_o]").count(),
+        2
+    );
+    let c = common::compile(
+        "programs/traverse.irgl",
+        &common::config("--nested tb+serial --aggregate thread"),
+    );
+    let p = pushes(&c);
+    assert_eq!(p[0].0, Aggregation::BlockLoop);
+    assert!(
+        p[0].1
+            .as_deref()
+            .unwrap()
+            .starts_with("block loop, not thread: ")
+    );
+    assert!(
+        common::kernels(&c.cuda)
+            .contains("irgl_out.write(irgl_slots0[threadIdx.x], static_cast<uint32_t>(irgl_k)")
+    );
     // bfs pushes under a condition: warp, saying why not thread.
     let c = common::compile("programs/bfs.irgl", &common::config("--aggregate thread"));
     let p = pushes(&c);
@@ -130,8 +157,9 @@ fn every_program_compiles_at_every_level_under_every_schedule() {
                         ("warp", Aggregation::Warp) => note.is_none(),
                         (_, Aggregation::Warp) => note.is_some(),
                         ("thread", Aggregation::Thread) => note.is_none(),
+                        ("thread", Aggregation::BlockLoop) => note.is_some(),
                         ("block", Aggregation::Thread) => note.is_some(),
-                        ("block", Aggregation::Block) => note.is_none(),
+                        ("block", Aggregation::Block | Aggregation::BlockLoop) => note.is_none(),
                         _ => false,
                     };
                     assert!(ok, "{name} {flags}: {a:?} {note:?}");
@@ -183,6 +211,166 @@ fn the_verifier_rejects_pushes_aggregated_where_their_position_does_not_allow() 
     let mut c = common::compile("programs/traverse.irgl", &common::config("--nested serial"));
     force(&mut c, Aggregation::Thread);
     assert!(irgl_ir::verify(&c.module).is_ok());
+    // A block-loop push needs a block-scheduled loop around it, with nothing in between.
+    force(&mut c, Aggregation::BlockLoop);
+    let errors = irgl_ir::verify(&c.module).expect_err("a block-loop push in a serial loop");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.contains("BlockLoop aggregation outside")),
+        "{errors:?}"
+    );
+    let mut c = common::compile("programs/bfs.irgl", &common::config("--nested tb+fg"));
+    force(&mut c, Aggregation::BlockLoop);
+    assert!(irgl_ir::verify(&c.module).is_err(), "under a condition");
+    let mut c = common::compile("programs/traverse.irgl", &common::config("--nested tb+fg"));
+    force(&mut c, Aggregation::BlockLoop);
+    assert!(irgl_ir::verify(&c.module).is_ok());
+}
+
+/// `(global, aggregation, note)` of every addition to a global that the pass made an
+/// `Accumulate`, in kernel and source order.
+fn adds(compiled: &irgl_driver::Compiled) -> Vec<(String, Aggregation, Option<String>)> {
+    let mut out = Vec::new();
+    for (_, k) in compiled.module.kernels.iter() {
+        visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
+            if let StmtKind::Accumulate(a) = &k.body.stmts[s].kind {
+                let g = &compiled.module.globals[a.global.index()].name;
+                out.push((g.clone(), a.aggregation, a.note.clone()));
+            }
+        });
+    }
+    out
+}
+
+#[test]
+fn additions_to_globals_are_aggregated_per_warp_thread_or_block() {
+    // tc's per-edge `atomicAdd(triangles, found)` and mst's weight.
+    for (rel, global) in [
+        ("programs/tc.irgl", "triangles"),
+        ("programs/mst.irgl", "mst_weight"),
+    ] {
+        let c = common::compile(rel, &common::config(""));
+        assert!(adds(&c).is_empty(), "none by default");
+        for (level, aggregation, code) in [
+            (
+                "warp",
+                Aggregation::Warp,
+                format!("irgl::warp_add(&{global}, "),
+            ),
+            (
+                "thread",
+                Aggregation::Thread,
+                format!("irgl::atomic_add(&{global}, irgl_sum"),
+            ),
+            (
+                "block",
+                Aggregation::Block,
+                format!("irgl::block_add<BLOCK>(&{global}, irgl_sum"),
+            ),
+        ] {
+            for nested in ["serial", "tb+wp+fg"] {
+                let flags = format!("--nested {nested} --aggregate {level}");
+                let c = common::compile(rel, &common::config(&flags));
+                assert_eq!(
+                    adds(&c),
+                    vec![(global.to_string(), aggregation, None)],
+                    "{rel} {flags}"
+                );
+                // One addition per copy of the body (the schedulers' copies at warp level),
+                // one at the end of the kernel for the deferred levels.
+                let device = common::kernels(&c.cuda);
+                let n = device.matches(code.as_str()).count();
+                assert!(
+                    n == 1 || (level == "warp" && n > 1),
+                    "{rel} {flags}: {device}"
+                );
+            }
+        }
+    }
+    // The site is named `KERNEL.addN`; a name that is no site lists them.
+    let c = common::compile(
+        "programs/tc.irgl",
+        &common::config("--aggregate-at count_triangles.add0=block"),
+    );
+    assert_eq!(adds(&c)[0].1, Aggregation::Block);
+    let e = common::errors(
+        "programs/tc.irgl",
+        "--aggregate-at count_triangles.add1=warp",
+    );
+    assert_eq!(e[0].code, "E0509");
+    assert!(
+        format!("{:?}", e[0]).contains("count_triangles.add0"),
+        "{e:?}"
+    );
+}
+
+/// A kernel that adds to `total` and also reads it, one that only adds, and one without a
+/// ForAll (one thread).
+const READS_ITS_SUM: &str = r#"
+graph g { node mark: u32; }
+global total: u64;
+global seen: u32;
+output total;
+Kernel add_and_read(graph g) {
+  ForAll (n In g.nodes) {
+    if (total < 10) {
+      atomicAdd(total, 1);
+    }
+  }
+}
+Kernel add_only(graph g) {
+  ForAll (n In g.nodes) {
+    atomicAdd(seen, g.degree(n));
+  }
+}
+Kernel one_thread(graph g) {
+  atomicAdd(seen, 1);
+}
+main {
+  Invoke add_and_read(g);
+  Invoke add_only(g);
+  Invoke one_thread(g);
+}
+"#;
+
+#[test]
+fn additions_stay_immediate_where_the_kernel_reads_the_sum_or_no_block_runs_it() {
+    let c = common::compile_text(
+        "sums.irgl",
+        READS_ITS_SUM,
+        &common::config("--aggregate block"),
+    );
+    let a = adds(&c);
+    assert_eq!(a.len(), 3, "{a:?}");
+    assert_eq!(a[0].1, Aggregation::Warp);
+    assert!(
+        a[0].2
+            .as_deref()
+            .unwrap()
+            .contains("also reads or updates `total`"),
+        "{a:?}"
+    );
+    assert_eq!((a[1].1, &a[1].2), (Aggregation::Block, &None));
+    assert_eq!(a[2].1, Aggregation::Thread);
+    assert!(a[2].2.as_deref().unwrap().contains("no ForAll"), "{a:?}");
+    // The verifier rejects an addition deferred past a read of its global.
+    let mut c = c;
+    for (_, k) in c.module.kernels.iter_mut() {
+        let ids: Vec<_> = k.body.stmts.keys().collect();
+        for s in ids {
+            if let StmtKind::Accumulate(a) = &mut k.body.stmts[s].kind {
+                a.aggregation = Aggregation::Thread;
+            }
+        }
+    }
+    let errors = irgl_ir::verify(&c.module).expect_err("deferred past a read");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.contains("which the kernel also reads")),
+        "{errors:?}"
+    );
 }
 
 /// `(kernel, push kind)` of every push site, in the order `--aggregate-at` numbers them.

@@ -311,17 +311,20 @@ impl Printer<'_> {
                     PushKind::Retry => "retry",
                     PushKind::Respawn => "respawn",
                 };
-                let agg = match p.aggregation {
-                    Aggregation::None => "",
-                    Aggregation::Thread => " [thread]",
-                    Aggregation::Warp => " [warp]",
-                    Aggregation::Block => " [block]",
-                };
-                let note = match &p.note {
-                    Some(n) => format!(" ({n})"),
-                    None => String::new(),
-                };
-                let text = format!("{verb} {}{agg}{note}", self.expr(p.item));
+                let text = format!(
+                    "{verb} {}{}",
+                    self.expr(p.item),
+                    slot(p.aggregation, &p.note)
+                );
+                self.line(s, &text);
+            }
+            StmtKind::Accumulate(a) => {
+                let text = format!(
+                    "add @{} {}{}",
+                    self.m.globals[a.global.index()].name,
+                    self.expr(a.value),
+                    slot(a.aggregation, &a.note)
+                );
                 self.line(s, &text);
             }
             StmtKind::Reduce(e) => {
@@ -542,5 +545,20 @@ fn literal(l: Literal, ty: Ty) -> String {
         Literal::Int(v) if ty.is_u32_like() => v.to_string(),
         Literal::Int(v) => format!("{v}{ty}"),
         Literal::Float(v) => format!("{v:?}{ty}"),
+    }
+}
+
+/// An aggregation slot as dumps show it after the statement: ` [warp] (why)`.
+fn slot(aggregation: Aggregation, note: &Option<String>) -> String {
+    let level = match aggregation {
+        Aggregation::None => "",
+        Aggregation::Thread => " [thread]",
+        Aggregation::Warp => " [warp]",
+        Aggregation::Block => " [block]",
+        Aggregation::BlockLoop => " [block loop]",
+    };
+    match note {
+        Some(n) => format!("{level} ({n})"),
+        None => level.to_string(),
     }
 }

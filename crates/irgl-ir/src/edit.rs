@@ -192,6 +192,10 @@ impl Body {
                 item: self.clone_expr_with(p.item, map),
                 ..p.clone()
             }),
+            StmtKind::Accumulate(a) => StmtKind::Accumulate(Accumulate {
+                value: self.clone_expr_with(a.value, map),
+                ..a.clone()
+            }),
             StmtKind::Unlock { locks, index } => StmtKind::Unlock {
                 locks,
                 index: self.clone_expr_with(index, map),

@@ -356,6 +356,10 @@ pub enum StmtKind {
     Push(Push),
     /// `ReduceAndReturn value`: contributes to the kernel's Any/All reduction.
     Reduce(ExprId),
+    /// `atomicAdd(global, value)` whose old value is unused, on an integer global: an
+    /// addition to a sum, aggregated at the level of its slot (`aggregate_pushes` rewrites an
+    /// `Eval` of the atomic into this).
+    Accumulate(Accumulate),
     /// Releases lock `index` of `locks`, taken by a successful `TryLock`.
     Unlock {
         locks: PropId,
@@ -554,7 +558,29 @@ pub enum PushKind {
     Respawn,
 }
 
-/// How many pushes share one atomic reservation.
+/// An addition to an integer global that the kernel does not otherwise use (for the levels
+/// that defer it): `atomicAdd(@global, value)`, with its cooperative-conversion slot.
+///
+/// - [`Aggregation::None`]: one atomic per addition.
+/// - [`Aggregation::Warp`]: the converged lanes sum their values, one atomic per warp.
+/// - [`Aggregation::Thread`]: each thread sums its additions in a register and adds the sum
+///   with one atomic when it leaves the kernel.
+/// - [`Aggregation::Block`]: as thread, then the block sums its threads' sums at the end of
+///   the kernel (a focal point: every thread of the block reaches it) with one atomic.
+///
+/// Thread and block defer the additions to the end of the kernel, so the kernel may not
+/// read, assign or otherwise update the global.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Accumulate {
+    pub global: GlobalId,
+    /// Of the global's type.
+    pub value: ExprId,
+    pub aggregation: Aggregation,
+    /// Why the site has another level than the options asked for (shown by `emit ir`).
+    pub note: Option<String>,
+}
+
+/// How many pushes (or additions, [`Accumulate`]) share one atomic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Aggregation {
     /// One atomic per push.
@@ -574,6 +600,13 @@ pub enum Aggregation {
     /// copies of the body run by the other schedulers (warp, virtual warp, edge-balanced,
     /// serial), it is a warp push.
     Block,
+    /// One reservation per block for all the pushes of a block-scheduled loop, for a push
+    /// that runs exactly once per iteration (as for `Thread`): when the block publishes its
+    /// items, a block-wide prefix sum of their trip counts and one atomic give each item its
+    /// slots, and every iteration writes at its item's slot plus its index, whichever
+    /// scheduler runs it. The paper's upgrade of a thread aggregate to the block, where the
+    /// schedulers made the loop uniform.
+    BlockLoop,
 }
 
 /// A kernel launch from `main`.

@@ -52,6 +52,9 @@
 //! - **Reductions.** [`StmtKind::Reduce`] contributes a `bool` to the reduction of the launch
 //!   (`Launch::reduce`: `Any` is an OR with identity false, `All` an AND with identity true);
 //!   the host resets the flag ([`StmtKind::ReduceReset`]) and reads it ([`ExprKind::ReduceResult`]).
+//!   An addition to an integer global whose old value is unused becomes an
+//!   [`StmtKind::Accumulate`] when `aggregate_pushes` aggregates it (its [`Aggregation`] slot:
+//!   per warp at the site, or deferred to the end of the kernel per thread or per block).
 //! - **Mutual exclusion.** `Atomic` is its protocol: `TryLock` (one attempt, acquire fence),
 //!   the locked statements, `Unlock` (release fence); the blocking form retries the whole
 //!   attempt in a loop, so that a lane holding a lock is never starved by its warp.

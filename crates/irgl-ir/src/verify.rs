@@ -110,10 +110,12 @@ enum Side {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Frame {
     Loop,
-    /// `block_trips`: block-scheduled with a thread-block or fine-grained scheduler, whose
-    /// trips the whole block runs. `counted`: [`ForAll::is_counted`].
+    /// `scheduled`: block-scheduled. `block_trips`: block-scheduled with a thread-block or
+    /// fine-grained scheduler, whose trips the whole block runs. `counted`:
+    /// [`ForAll::is_counted`].
     ForAll {
         uniform: bool,
+        scheduled: bool,
         block_trips: bool,
         counted: bool,
     },
@@ -384,6 +386,22 @@ impl<'a> Verifier<'a> {
                         );
                     }
                 }
+                if p.aggregation == Aggregation::BlockLoop {
+                    // Once per iteration of a block-scheduled loop: only blocks in between.
+                    let lp = self.frames.iter().rev().find(|f| **f != Frame::Block);
+                    if !matches!(
+                        lp,
+                        Some(Frame::ForAll {
+                            scheduled: true,
+                            ..
+                        })
+                    ) {
+                        self.err(
+                            "BlockLoop aggregation outside the body of a block-scheduled ForAll, or under a condition in it"
+                                .into(),
+                        );
+                    }
+                }
                 if p.aggregation == Aggregation::Block {
                     // Once per trip of a trip that the whole block runs.
                     let trip =
@@ -411,6 +429,7 @@ impl<'a> Verifier<'a> {
                 self.device_only("Reduce");
                 self.cond(*e);
             }
+            StmtKind::Accumulate(a) => self.accumulate(a),
             StmtKind::Unlock { locks, index } => {
                 self.device_only("Unlock");
                 if let Some(p) = self.prop(*locks)
@@ -554,6 +573,7 @@ impl<'a> Verifier<'a> {
                 if self.frames.last()
                     != Some(&Frame::ForAll {
                         uniform: true,
+                        scheduled: false,
                         block_trips: false,
                         counted: false,
                     })
@@ -605,6 +625,7 @@ impl<'a> Verifier<'a> {
             &f.body,
             Frame::ForAll {
                 uniform,
+                scheduled: matches!(f.schedule, Schedule::Block(_)),
                 block_trips,
                 counted,
             },
@@ -612,6 +633,37 @@ impl<'a> Verifier<'a> {
         (self.inspected, self.scheduled) = saved;
         self.visible.truncate(mark);
         let _ = s;
+    }
+
+    fn accumulate(&mut self, a: &Accumulate) {
+        self.device_only("Accumulate");
+        let Some(global) = self.module.globals.get(a.global.index()) else {
+            self.err(format!("global {} out of range", a.global));
+            return;
+        };
+        if !matches!(global.ty, Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64) {
+            self.err(format!(
+                "Accumulate to the {} global {}",
+                global.ty, global.name
+            ));
+        }
+        if let Some(t) = self.expr(a.value) {
+            self.compatible(global.ty, t, "added value");
+        }
+        match a.aggregation {
+            Aggregation::BlockLoop => self.err("BlockLoop aggregation of an Accumulate".into()),
+            Aggregation::Thread | Aggregation::Block => {
+                // Deferred to the end of the kernel: nothing else in it may see the global.
+                let other = crate::visit::other_uses_of_global(self.body, a.global);
+                if other {
+                    self.err(format!(
+                        "deferred Accumulate to {}, which the kernel also reads or updates",
+                        global.name
+                    ));
+                }
+            }
+            Aggregation::None | Aggregation::Warp => {}
+        }
     }
 
     fn block_schedule(&mut self, b: &BlockSchedule, var_ty: Ty) {
@@ -680,6 +732,7 @@ impl<'a> Verifier<'a> {
         if self.frames.last()
             != Some(&Frame::ForAll {
                 uniform: true,
+                scheduled: false,
                 block_trips: false,
                 counted: false,
             })

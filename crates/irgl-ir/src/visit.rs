@@ -70,6 +70,7 @@ pub fn stmt_exprs(kind: &StmtKind) -> Vec<ExprId> {
         StmtKind::Loop(l) => out.extend(l.cond),
         StmtKind::ForAll(f) => space_exprs(&f.space, &mut out),
         StmtKind::Push(p) => out.push(p.item),
+        StmtKind::Accumulate(a) => out.push(a.value),
         StmtKind::Unlock { index, .. } => out.push(*index),
         StmtKind::Inspect(i) => space_exprs(&i.space, &mut out),
         StmtKind::Launch(l) => out.extend(&l.args),
@@ -232,16 +233,68 @@ pub fn trip_pushes(body: &Body, block: &Block) -> Vec<StmtId> {
     out
 }
 
-/// The thread-aggregated pushes of a counted loop's body (see [`Aggregation::Thread`]): those
-/// in `block` or in plain blocks nested in it, in source order.
-pub fn loop_pushes(body: &Body, block: &Block) -> Vec<StmtId> {
+/// The pushes of a loop's body reserved before the loop, at level `level`
+/// ([`Aggregation::Thread`] for a counted serial loop, [`Aggregation::BlockLoop`] for a
+/// block-scheduled one): those in `block` or in plain blocks nested in it, in source order.
+pub fn loop_pushes(body: &Body, block: &Block, level: Aggregation) -> Vec<StmtId> {
     let mut out = Vec::new();
     for &s in block.iter() {
         match &body.stmts[s].kind {
-            StmtKind::Push(p) if p.aggregation == Aggregation::Thread => out.push(s),
-            StmtKind::Block(b) => out.extend(loop_pushes(body, b)),
+            StmtKind::Push(p) if p.aggregation == level => out.push(s),
+            StmtKind::Block(b) => out.extend(loop_pushes(body, b, level)),
             _ => {}
         }
     }
     out
+}
+
+/// The additions to globals of a kernel's body deferred to its end (see [`Accumulate`]):
+/// those at thread or block level, in source order.
+pub fn deferred_adds(body: &Body) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Accumulate(a) = &body.stmts[s].kind
+            && matches!(a.aggregation, Aggregation::Thread | Aggregation::Block)
+        {
+            out.push(s);
+        }
+    });
+    out
+}
+
+/// Whether `body` uses global `g` other than by additions whose old value is unused (an
+/// `Eval` of `atomicAdd` on it, or an [`Accumulate`]): reads it, assigns it, or updates it
+/// with another atomic. Additions deferred to the end of a kernel need it not to.
+pub fn other_uses_of_global(body: &Body, g: GlobalId) -> bool {
+    let mut adds = std::collections::HashSet::new();
+    let mut other = false;
+    walk_stmts(body, &body.block, &mut |s| match &body.stmts[s].kind {
+        StmtKind::Eval(e) => {
+            if let ExprKind::Atomic {
+                op: AtomicOp::Add,
+                place: Place::Global(x),
+                ..
+            } = &body.exprs[*e].kind
+                && *x == g
+            {
+                adds.insert(*e);
+            }
+        }
+        StmtKind::Assign {
+            place: Place::Global(x),
+            ..
+        } => other |= *x == g,
+        _ => {}
+    });
+    walk_block_exprs(body, &body.block, &mut |e| {
+        other |= match &body.exprs[e].kind {
+            ExprKind::Global(x) => *x == g,
+            ExprKind::Atomic {
+                place: Place::Global(x),
+                ..
+            } => *x == g && !adds.contains(&e),
+            _ => false,
+        };
+    });
+    other
 }

@@ -1,35 +1,43 @@
-//! `aggregate_pushes`: cooperative conversion of worklist pushes (paper section 4.2), at the
-//! thread, warp and block levels, for every push (`--aggregate`) or one site
-//! (`--aggregate-at KERNEL.pushN=LEVEL`).
+//! `aggregate_pushes`: cooperative conversion (paper section 4.2) of worklist pushes and of
+//! additions to integer globals, at the thread, warp and block levels, for every site
+//! (`--aggregate`) or one (`--aggregate-at KERNEL.pushN=LEVEL`, `KERNEL.addN=LEVEL`).
 //!
 //! **Why.** Every `WL.push` (and `Retry`/`Respawn`) reserves its slot with one `atomicAdd` on
-//! the worklist's tail, so a kernel that pushes many items serializes on one address. With
-//! warp aggregation the lanes of a warp that push together elect a leader, which reserves
-//! all their slots with one atomic; each lane then writes its item at its rank. With block
-//! aggregation the whole block reserves once per trip (a block-wide prefix sum, one atomic).
-//! It pays where many threads push at once (bfs and sssp frontiers on power-law graphs, the
-//! traversal benchmark) and costs shuffles (warp) or barriers (block) where pushes are rare.
+//! the worklist's tail, and every `atomicAdd(global, v)` is one atomic on the global, so a
+//! kernel that pushes or counts often serializes on one address. Aggregation makes one atomic
+//! serve many sites: the converged lanes of a warp, the iterations of a loop, the threads of a
+//! block. It pays where many threads push or add at once (the traversal benchmark, tc's
+//! per-edge count) and costs shuffles (warp) or barriers (block) where they are rare.
 //!
-//! **What it assumes.** Warp: nothing about the position of the push (the lanes that
-//! aggregate are those converged at the push, `__activemask()`). Block: the reservation has
+//! **Pushes.** Warp: nothing assumed about the position (the lanes that aggregate are those
+//! converged at the push, `__activemask()`). Thread: a push made exactly once per iteration of
+//! a counted serial loop reserves all its slots before the loop. Block loop: the same push in
+//! a block-scheduled loop; the block reserves every iteration of all its items at once, when
+//! it publishes them (a focal point: the loop's first scheduler). Block: the reservation has
 //! barriers, so every thread of the block must reach it together: it goes at the end of a
-//! *trip*, a point that is a focal point of the kernel (`irgl_analysis::Uniformity`), and the
-//! push itself only records its item in a valid flag (the paper's Listing 9). The trips are
-//! the iterations of a block-scheduled loop's thread-block and fine-grained schedulers (one
-//! iteration per thread per trip) and the phases of a uniform outer loop (one item per
-//! thread); the push must run at most once per trip, so it may not be inside a loop or a
-//! `ForAll` of the trip. Elsewhere (a kernel whose outer loop is not uniform because no nested
-//! loop is block-scheduled, a push in a loop, the warp and serial schedulers' copies of a
-//! body), the push is aggregated per warp, and `irglc emit ir` says why. Thread-level
-//! aggregation (one reservation before a loop with a fixed trip count) is not implemented.
+//! *trip*, a focal point of the kernel (`irgl_analysis::Uniformity`), and the push only
+//! records its item in a valid flag (the paper's Listing 9). The trips are the iterations of
+//! a block-scheduled loop's thread-block and fine-grained schedulers (one iteration per
+//! thread per trip) and the phases of a uniform outer loop (one item per thread); the push
+//! must run at most once per trip. Asked for block, a push gets block loop where it can,
+//! else block, else thread, else warp; asked for thread, block loop where the schedulers run
+//! its loop (the paper's upgrade of a thread aggregate to the block); `irglc emit ir` says
+//! why a site has another level than asked.
 //!
-//! **What it does.** Sets the aggregation slot (and the reason for a lower level) of every
-//! push of every kernel. The back end emits the valid flags, the reservation at the end of
-//! each trip, and `wl.write(wl.reserve_warp(1u), 0u, item)` for warp pushes. Before and after
-//! (`irglc emit ir`, bfs with `--nested tb+fg --aggregate block`):
+//! **Additions.** `atomicAdd(g, v);` on an integer global, its old value unused, becomes an
+//! `Accumulate`. Warp: the converged lanes sum their values, one atomic. Thread and block
+//! defer the additions to the end of the kernel (each thread sums in a register; at the end,
+//! one atomic per thread, or a block-wide sum and one atomic per block: the end of the kernel
+//! is a focal point), so the kernel may not otherwise read or update the global; a kernel
+//! without a `ForAll` runs on one thread and gets thread instead of block.
+//!
+//! **What it does.** Sets the aggregation slot (and the reason for another level) of every
+//! site. Before and after (`irglc emit ir`, traverse and tc with `--nested tb+fg --aggregate
+//! block`):
 //!
 //! ```text
-//! push out d                 ==>       push out d [block]
+//! push dst(v1:e)                    ==>   push dst(v1:e) [block loop]
+//! atomicAdd(@triangles, v8:found)   ==>   add @triangles v8:found [block]
 //! ```
 
 use std::collections::{BTreeSet, HashMap};
@@ -40,82 +48,98 @@ use irgl_ir::*;
 
 use crate::config::{AggregateLevel, OptConfig};
 
-/// Gives every push of every kernel the aggregation level that `config` asks for (its
-/// `--aggregate-at` level, else the default), or the best level its position allows. An
-/// `--aggregate-at` that names no push site is E0509.
+/// Gives every push and every addition to a global of every kernel the aggregation level that
+/// `config` asks for (its `--aggregate-at` level, else the default), or the best level its
+/// position allows. An `--aggregate-at` that names no site is E0509.
 pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
     let mut used: BTreeSet<&str> = BTreeSet::new();
+    let globals: Vec<Ty> = m.globals.iter().map(|g| g.ty).collect();
     for (_, kernel) in m.kernels.iter_mut() {
+        let has_forall = {
+            let facts = kernel.facts();
+            facts.has_forall || facts.cooperative
+        };
         let body = &mut kernel.body;
-        let mut pushes = Vec::new();
-        visit::walk_stmts(body, &body.block, &mut |s| {
-            if matches!(body.stmts[s].kind, StmtKind::Push(_)) {
-                pushes.push(s);
-            }
-        });
-        if pushes.is_empty() {
+        let pushes = push_sites(body);
+        let adds = add_sites(&globals, body);
+        if pushes.is_empty() && adds.is_empty() {
             continue;
         }
-        let levels: Vec<AggregateLevel> = (0..pushes.len())
-            .map(|i| {
-                let at = format!("{}.push{i}", kernel.name);
-                match config.aggregate.overrides.get_key_value(&at) {
-                    Some((key, &level)) => {
-                        used.insert(key.as_str());
-                        level
-                    }
-                    None => config.aggregate.default,
-                }
-            })
+        let mut level_of = |site: String| match config.aggregate.overrides.get_key_value(&site) {
+            Some((key, &level)) => {
+                used.insert(key.as_str());
+                level
+            }
+            None => config.aggregate.default,
+        };
+        let push_levels: Vec<AggregateLevel> = (0..pushes.len())
+            .map(|i| level_of(format!("{}.push{i}", kernel.name)))
+            .collect();
+        let add_levels: Vec<AggregateLevel> = (0..adds.len())
+            .map(|i| level_of(format!("{}.add{i}", kernel.name)))
             .collect();
         let parent = parents(body);
-        let trips = levels
-            .contains(&AggregateLevel::Block)
+        let trips = (push_levels.iter().chain(&add_levels))
+            .any(|l| matches!(l, AggregateLevel::Block | AggregateLevel::Thread))
             .then(|| Trips::analyze(body));
         let decisions: Vec<(StmtId, Aggregation, Option<String>)> = pushes
             .iter()
-            .zip(levels)
+            .zip(push_levels)
             .map(|(&s, level)| {
-                let thread = || thread_loop(body, &parent, s);
-                match level {
-                    AggregateLevel::None => (s, Aggregation::None, None),
-                    AggregateLevel::Warp => (s, Aggregation::Warp, None),
-                    AggregateLevel::Thread => match thread() {
-                        Ok(()) => (s, Aggregation::Thread, None),
-                        Err(why) => (
-                            s,
-                            Aggregation::Warp,
-                            Some(format!("warp, not thread: {why}")),
-                        ),
-                    },
-                    AggregateLevel::Block => {
-                        let trips = trips.as_ref().expect("analyzed for block");
-                        match trips.check(body, &parent, s) {
-                            Ok(()) => (s, Aggregation::Block, None),
-                            Err(not_block) => match thread() {
-                                Ok(()) => (
-                                    s,
-                                    Aggregation::Thread,
-                                    Some(format!("thread, not block: {not_block}")),
-                                ),
-                                Err(not_thread) => (
-                                    s,
-                                    Aggregation::Warp,
-                                    Some(format!(
-                                        "warp, not block: {not_block}; not thread: {not_thread}"
-                                    )),
-                                ),
-                            },
-                        }
-                    }
-                }
+                let (aggregation, note) = push_level(body, &parent, trips.as_ref(), s, level);
+                (s, aggregation, note)
             })
             .collect();
         for (s, aggregation, note) in decisions {
+            if aggregation == Aggregation::BlockLoop {
+                // The slots of each thread's item (`irgl::wl_index_t`).
+                kernel.shared_bytes += 8 * config.block_size;
+            }
             if let StmtKind::Push(p) = &mut body.stmts[s].kind {
                 p.aggregation = aggregation;
                 p.note = note;
             }
+        }
+        for (&(s, global, value), level) in adds.iter().zip(add_levels) {
+            let name = &m.globals[global.index()].name;
+            let deferrable = !visit::other_uses_of_global(body, global);
+            let not_deferred = || {
+                format!(
+                    "the kernel also reads or updates `{name}`, so its additions cannot wait for the end of the kernel"
+                )
+            };
+            let focal_end = || {
+                let trips = trips.as_ref().expect("analyzed for block");
+                if !has_forall {
+                    Err("the kernel has no ForAll, so one thread runs it".to_string())
+                } else if !trips.uniformity.is_focal(trips.cfg.exit) {
+                    Err("the end of the kernel is not reached by the whole block together".into())
+                } else {
+                    Ok(())
+                }
+            };
+            let (aggregation, note) = match level {
+                AggregateLevel::None => continue,
+                AggregateLevel::Warp => (Aggregation::Warp, None),
+                AggregateLevel::Thread if deferrable => (Aggregation::Thread, None),
+                AggregateLevel::Block if deferrable => match focal_end() {
+                    Ok(()) => (Aggregation::Block, None),
+                    Err(why) => (
+                        Aggregation::Thread,
+                        Some(format!("thread, not block: {why}")),
+                    ),
+                },
+                AggregateLevel::Thread | AggregateLevel::Block => (
+                    Aggregation::Warp,
+                    Some(format!("warp, not {}: {}", level.name(), not_deferred())),
+                ),
+            };
+            body.stmts[s].kind = StmtKind::Accumulate(Accumulate {
+                global,
+                value,
+                aggregation,
+                note,
+            });
         }
     }
     let errors: Vec<Diagnostic> = config
@@ -124,25 +148,13 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Di
         .keys()
         .filter(|at| !used.contains(at.as_str()))
         .map(|at| {
-            let sites: Vec<String> = m
-                .kernels
-                .iter()
-                .flat_map(|(_, k)| {
-                    let mut n = 0;
-                    visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
-                        if matches!(k.body.stmts[s].kind, StmtKind::Push(_)) {
-                            n += 1;
-                        }
-                    });
-                    (0..n).map(move |i| format!("{}.push{i}", k.name))
-                })
-                .collect();
-            Diagnostic::error("E0509", format!("--aggregate-at {at}: no such push site")).with_note(
+            let sites = site_names(m);
+            Diagnostic::error("E0509", format!("--aggregate-at {at}: no such site")).with_note(
                 if sites.is_empty() {
-                    "this program pushes nothing".to_string()
+                    "this program pushes nothing and adds to no global".to_string()
                 } else {
                     format!(
-                        "the push sites (pushes, Retry and Respawn of each kernel in source order) are {}",
+                        "the sites are the pushes (pushes, Retry and Respawn) and the additions to integer globals (`atomicAdd` whose result is unused) of each kernel, in source order: {}",
                         sites.join(", ")
                     )
                 },
@@ -153,6 +165,112 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Di
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+/// The names of the sites `--aggregate-at` can address: `KERNEL.pushN` for the pushes,
+/// `Retry`s and `Respawn`s and `KERNEL.addN` for the additions to integer globals of each
+/// kernel, in source order from 0.
+pub fn site_names(m: &Module) -> Vec<String> {
+    let globals: Vec<Ty> = m.globals.iter().map(|g| g.ty).collect();
+    m.kernels
+        .iter()
+        .flat_map(|(_, k)| {
+            let pushes = push_sites(&k.body).len();
+            let adds = add_sites(&globals, &k.body).len();
+            (0..pushes)
+                .map(|i| format!("{}.push{i}", k.name))
+                .chain((0..adds).map(|i| format!("{}.add{i}", k.name)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The pushes, `Retry`s and `Respawn`s of a body, in source order.
+fn push_sites(body: &Body) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        if matches!(body.stmts[s].kind, StmtKind::Push(_)) {
+            out.push(s);
+        }
+    });
+    out
+}
+
+/// The additions to integer globals whose old value is unused (`atomicAdd(g, v);`, or an
+/// `Accumulate` made of one), in source order: the statement, the global and the value.
+fn add_sites(globals: &[Ty], body: &Body) -> Vec<(StmtId, GlobalId, ExprId)> {
+    let mut out = Vec::new();
+    visit::walk_stmts(body, &body.block, &mut |s| match &body.stmts[s].kind {
+        StmtKind::Eval(e) => {
+            if let ExprKind::Atomic {
+                op: AtomicOp::Add,
+                place: Place::Global(g),
+                args,
+            } = &body.exprs[*e].kind
+                && matches!(globals[g.index()], Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64)
+            {
+                out.push((s, *g, args[0]));
+            }
+        }
+        StmtKind::Accumulate(a) => out.push((s, a.global, a.value)),
+        _ => {}
+    });
+    out
+}
+
+/// The level push `s` gets when `level` is asked for, and why it is another one.
+fn push_level(
+    body: &Body,
+    parent: &HashMap<StmtId, StmtId>,
+    trips: Option<&Trips>,
+    s: StmtId,
+    level: AggregateLevel,
+) -> (Aggregation, Option<String>) {
+    let thread = || thread_loop(body, parent, s);
+    let block_loop = || {
+        let trips = trips.expect("analyzed for thread and block");
+        trips.block_loop(body, parent, s)
+    };
+    match level {
+        AggregateLevel::None => (Aggregation::None, None),
+        AggregateLevel::Warp => (Aggregation::Warp, None),
+        AggregateLevel::Thread => match thread() {
+            Ok(()) => (Aggregation::Thread, None),
+            Err(not_thread) => match block_loop() {
+                Ok(()) => (
+                    Aggregation::BlockLoop,
+                    Some(format!(
+                        "block loop, not thread: {not_thread}; the block's schedulers run it, and the block reserves for all its iterations at once"
+                    )),
+                ),
+                Err(_) => (
+                    Aggregation::Warp,
+                    Some(format!("warp, not thread: {not_thread}")),
+                ),
+            },
+        },
+        AggregateLevel::Block => {
+            if block_loop().is_ok() {
+                return (Aggregation::BlockLoop, None);
+            }
+            let trips = trips.expect("analyzed for block");
+            match trips.check(body, parent, s) {
+                Ok(()) => (Aggregation::Block, None),
+                Err(not_block) => match thread() {
+                    Ok(()) => (
+                        Aggregation::Thread,
+                        Some(format!("thread, not block: {not_block}")),
+                    ),
+                    Err(not_thread) => (
+                        Aggregation::Warp,
+                        Some(format!(
+                            "warp, not block: {not_block}; not thread: {not_thread}"
+                        )),
+                    ),
+                },
+            }
+        }
     }
 }
 
@@ -220,6 +338,31 @@ impl Trips {
         Err("it is in no ForAll".into())
     }
 
+    /// Whether push `s` runs exactly once per iteration of a block-scheduled loop (in its body
+    /// or plain blocks in it, no `continue` of the loop), whose head every thread of the
+    /// block reaches together: then the block reserves all its items' iterations at once.
+    fn block_loop(
+        &self,
+        body: &Body,
+        parent: &HashMap<StmtId, StmtId>,
+        s: StmtId,
+    ) -> Result<(), String> {
+        let (p, f) = loop_of(body, parent, s)?;
+        if !matches!(f.schedule, Schedule::Block(_)) {
+            return Err("its loop is not block-scheduled".into());
+        }
+        no_continue(body, &f.body)?;
+        let head = self
+            .cfg
+            .node(NodeKind::Scheduler(0), p, 0)
+            .expect("a first scheduler per block-scheduled loop");
+        if self.uniformity.is_focal(head) {
+            Ok(())
+        } else {
+            Err("its loop is not reached by the whole block together".into())
+        }
+    }
+
     /// A push in the body of a block-scheduled loop: block-level in the thread-block and
     /// fine-grained schedulers' copies, if their trips are focal points.
     fn scheduled(&self, forall: StmtId, b: &BlockSchedule) -> Result<(), String> {
@@ -264,6 +407,35 @@ fn parents(body: &Body) -> HashMap<StmtId, StmtId> {
 /// is known when the loop starts (a node's edges, a 32-bit range): then one reservation before
 /// the loop covers all its pushes. The reason if not.
 fn thread_loop(body: &Body, parent: &HashMap<StmtId, StmtId>, s: StmtId) -> Result<(), String> {
+    let (_, f) = loop_of(body, parent, s)?;
+    match (&f.schedule, &f.space) {
+        (Schedule::Serial { .. }, Space::Edges { .. }) => no_continue(body, &f.body),
+        (Schedule::Serial { .. }, Space::Range { .. }) => {
+            if f.is_counted(body) {
+                no_continue(body, &f.body)
+            } else {
+                Err("its loop is a 64-bit range".into())
+            }
+        }
+        (Schedule::Serial { .. }, _) => {
+            Err("its loop's trip count is not known when it starts".into())
+        }
+        (Schedule::Block(_), _) => {
+            Err("its loop is block-scheduled, so no one thread runs all its iterations".into())
+        }
+        (Schedule::Grid { .. }, _) => {
+            Err("it is in the outer ForAll, which has no trip count per thread".into())
+        }
+    }
+}
+
+/// The `ForAll` whose body holds statement `s` directly or through plain blocks (so that `s`
+/// runs once per iteration unless a `continue` skips it), or why there is none.
+fn loop_of<'b>(
+    body: &'b Body,
+    parent: &HashMap<StmtId, StmtId>,
+    s: StmtId,
+) -> Result<(StmtId, &'b ForAll), String> {
     let mut at = s;
     loop {
         let Some(&p) = parent.get(&at) else {
@@ -271,28 +443,7 @@ fn thread_loop(body: &Body, parent: &HashMap<StmtId, StmtId>, s: StmtId) -> Resu
         };
         match &body.stmts[p].kind {
             StmtKind::Block(_) => at = p,
-            StmtKind::ForAll(f) => {
-                return match (&f.schedule, &f.space) {
-                    (Schedule::Serial { .. }, Space::Edges { .. }) => no_continue(body, &f.body),
-                    (Schedule::Serial { .. }, Space::Range { .. }) => {
-                        if f.is_counted(body) {
-                            no_continue(body, &f.body)
-                        } else {
-                            Err("its loop is a 64-bit range".into())
-                        }
-                    }
-                    (Schedule::Serial { .. }, _) => {
-                        Err("its loop's trip count is not known when it starts".into())
-                    }
-                    (Schedule::Block(_), _) => Err(
-                        "its loop is block-scheduled, so no one thread runs all its iterations"
-                            .into(),
-                    ),
-                    (Schedule::Grid { .. }, _) => {
-                        Err("it is in the outer ForAll, which has no trip count per thread".into())
-                    }
-                };
-            }
+            StmtKind::ForAll(f) => return Ok((p, f)),
             _ => {
                 return Err(
                     "it runs under a condition or in an inner loop, not once per iteration".into(),

@@ -250,6 +250,10 @@ pub struct BenchRecord {
     /// Rounds of the host loops, as the program reports them.
     #[serde(default)]
     pub iterations: Option<u64>,
+    /// Each kernel's median time in ms, where the program's arguments ask for them
+    /// (`--kernel-times`), in the order the program lists them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kernels: Vec<(String, f64)>,
 }
 
 /// One peer program on one graph.
@@ -302,6 +306,7 @@ impl BenchRecord {
             outcome,
             median_ms,
             iterations: None,
+            kernels: Vec::new(),
         }
     }
 }

@@ -102,10 +102,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         fixed.push("schedule: no kernel has a nested ForAll".to_string());
         vec![ScheduleSpec::serial()]
     };
-    let pushes = m.kernels.iter().any(|(_, k)| {
-        visit::block_any(&k.body, &k.body.block, &|s| matches!(s, StmtKind::Push(_)))
-    });
-    let aggregates = if pushes {
+    let aggregates = if !irgl_opt::aggregate_pushes::site_names(m).is_empty() {
         // Warp before thread and block, which fall back to it: the first of a group of
         // variants with the same code names the level that code has.
         vec![
@@ -115,7 +112,9 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
             AggregateLevel::Block,
         ]
     } else {
-        fixed.push("aggregation: no kernel pushes to a worklist".to_string());
+        fixed.push(
+            "aggregation: no kernel pushes to a worklist or adds to an integer global".to_string(),
+        );
         vec![AggregateLevel::None]
     };
     let tree = OutlineTree::build(m);

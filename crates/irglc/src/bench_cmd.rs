@@ -292,6 +292,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 let mut record =
                     BenchRecord::new(&pp.name, &g.name, set, options.clone(), ran.outcome);
                 record.iterations = ran.rounds;
+                record.kernels = ran.kernels;
                 eprintln!("{}", progress_line(&record));
                 report.records.push(record);
             }
@@ -388,6 +389,8 @@ struct Ran {
     rounds: Option<u64>,
     params: Vec<(String, String)>,
     device: Option<String>,
+    /// Each kernel's median time, where the program's arguments ask for them.
+    kernels: Vec<(String, f64)>,
 }
 
 impl Ran {
@@ -397,6 +400,7 @@ impl Ran {
             rounds: None,
             params: Vec::new(),
             device: None,
+            kernels: Vec::new(),
         }
     }
 }
@@ -416,6 +420,7 @@ fn run_and_check(
             rounds: r.iterations,
             params: params_of(spec.output),
             device: r.device,
+            kernels: r.kernels,
         },
         Err(outcome) => Ran {
             outcome,
@@ -599,6 +604,16 @@ fn progress_line(r: &BenchRecord) -> String {
         (Outcome::Timeout { limit_s }, _) => format!("stopped after {limit_s} s"),
         (Outcome::Failed { why }, _) => format!("failed, {why}"),
         (Outcome::Ok { .. }, None) => "no times".to_string(),
+    };
+    let kernels: Vec<String> = r
+        .kernels
+        .iter()
+        .map(|(k, ms)| format!("{k} {ms:.3}"))
+        .collect();
+    let what = if kernels.is_empty() {
+        what
+    } else {
+        format!("{what} ({})", kernels.join(", "))
     };
     format!("{} on {} [{}]: {what}", r.program, r.graph, r.set)
 }

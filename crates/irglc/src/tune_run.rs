@@ -36,6 +36,8 @@ pub struct RunResult {
     pub iterations: Option<u64>,
     /// The GPU's name.
     pub device: Option<String>,
+    /// Each kernel's median time in ms (`--kernel-times`), in the order the program lists them.
+    pub kernels: Vec<(String, f64)>,
 }
 
 /// Runs the variant: what its run record says, or why not ([`Outcome::Timeout`],
@@ -126,6 +128,17 @@ pub fn record_of(stdout: &str) -> Option<RunResult> {
             .get("device")
             .and_then(serde_json::Value::as_str)
             .map(str::to_string),
+        kernels: record
+            .get("kernels")
+            .and_then(serde_json::Value::as_array)
+            .map(|ks| {
+                ks.iter()
+                    .filter_map(|k| {
+                        Some((k.get("name")?.as_str()?.to_string(), k.get("ms")?.as_f64()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 
@@ -154,8 +167,19 @@ mod tests {
             Some(RunResult {
                 times_ms: vec![1.5, 2.0, 0.3],
                 iterations: Some(7),
-                device: Some("G".to_string())
+                device: Some("G".to_string()),
+                kernels: Vec::new(),
             })
+        );
+        assert_eq!(
+            record_of(
+                "{\"times_ms\":[2],\"kernels\":[{\"name\":\"push_all\",\"ms\":0.5,\"launches\":1},{\"name\":\"tally\",\"ms\":1.25,\"launches\":1}]}"
+            )
+            .map(|r| r.kernels),
+            Some(vec![
+                ("push_all".to_string(), 0.5),
+                ("tally".to_string(), 1.25)
+            ])
         );
         assert_eq!(times("{\"times_ms\":[]}"), None);
         assert_eq!(times("{\"time_ms\":1}"), None);

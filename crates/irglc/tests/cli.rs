@@ -261,7 +261,8 @@ fn tune_lists_the_variants() {
     assert!(stdout.contains("x 9 orchestration choices x"), "{stdout}");
     assert!(stdout.contains("\nfg+async-local+outline-sm "), "{stdout}");
     assert!(stdout.contains("\ntb+fg+async+outline-sm "), "{stdout}");
-    // Narrowed: two schedules, two block sizes, on a program without pushes or outline nodes.
+    // Narrowed: two schedules, two block sizes, on a program without outline nodes (its
+    // addition to a global takes the four aggregation levels).
     let out = irglc(&[
         "tune",
         "programs/tc.irgl",
@@ -274,11 +275,11 @@ fn tune_lists_the_variants() {
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("= 4 variants, 4 distinct programs"),
+        stdout.contains("x 4 aggregation levels x 1 orchestration choice x 2 block sizes = 16 variants, 16 distinct programs"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("tb+wp+fg-b128  --block-size 128 --nested tb+wp+fg"),
+        stdout.contains("\ntb+wp+fg-b128             --block-size 128 --nested tb+wp+fg\n"),
         "{stdout}"
     );
     // Without --list, --build or a graph, and with a bad schedule: status 1 and a message.

@@ -48,6 +48,13 @@ pub fn corpus(dir: &str) -> Vec<(String, String)> {
 /// rendered diagnostics on failure.
 pub fn compile(rel: &str, config: &OptConfig) -> irgl_driver::Compiled {
     let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
+    compile_text(rel, &text, config)
+}
+
+/// Compiles program text, named `rel` in diagnostics, with `config`; panics with the
+/// rendered diagnostics on failure.
+pub fn compile_text(rel: &str, text: &str, config: &OptConfig) -> irgl_driver::Compiled {
+    let text = text.to_string();
     let mut sources = SourceMap::new();
     let file = sources.add(rel.to_string(), text.clone());
     let source = Source {
