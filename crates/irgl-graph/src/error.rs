@@ -22,6 +22,14 @@ pub enum GraphError {
         line: u64,
         message: String,
     },
+    /// A problem at a line and column of a text file (both 1-based; the column counts bytes).
+    #[error("{path}:{line}:{column}: {message}")]
+    At {
+        path: String,
+        line: u64,
+        column: u64,
+        message: String,
+    },
     /// A problem at a byte offset of a binary file.
     #[error("{path}: byte {offset}: {message}")]
     Byte {
@@ -53,6 +61,15 @@ impl GraphError {
         GraphError::Line {
             path: path.to_string(),
             line,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn at(path: &str, line: u64, column: u64, message: impl Into<String>) -> Self {
+        GraphError::At {
+            path: path.to_string(),
+            line,
+            column,
             message: message.into(),
         }
     }

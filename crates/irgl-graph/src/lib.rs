@@ -9,6 +9,9 @@
 //! - [`transform`]: symmetrize, drop self-loops, merge duplicates, add seeded weights, sort
 //!   adjacency.
 //! - [`generate`]: RMAT/Kronecker, uniform random, 2D grid and Delaunay meshes, all seeded.
+//! - [`mesh`]: triangle meshes on an integer grid for Delaunay mesh refinement: exact predicates,
+//!   the binary `.mesh` file, Triangle's `.node`/`.ele`/`.poly`, a generator, the sequential
+//!   reference refinement and the checks of a refined mesh.
 //! - [`reference`]: CPU reference algorithms (BFS, SSSP, CC, PageRank, TC, MIS, MSF).
 //! - [`output`] and [`verify`]: reading the output files of generated programs
 //!   (`docs/output-format.md`) and comparing them with the references.
@@ -27,6 +30,7 @@ pub mod error;
 pub mod format;
 pub mod generate;
 pub mod load;
+pub mod mesh;
 pub mod output;
 pub mod progress;
 pub mod reference;

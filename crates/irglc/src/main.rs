@@ -11,6 +11,7 @@ mod bench_cmd;
 mod build_cache;
 mod build_cmd;
 mod graph_cmd;
+mod mesh_cmd;
 mod opts;
 mod peer;
 mod report;
@@ -81,8 +82,11 @@ enum Command {
     /// Graph tools: convert between formats, describe, generate.
     #[command(subcommand)]
     Graph(graph_cmd::GraphCommand),
-    /// Compare a program's output file with the CPU reference.
-    Verify(verify_cmd::VerifyArgs),
+    /// Mesh tools for Delaunay mesh refinement: generate, convert, describe, refine on the CPU.
+    #[command(subcommand)]
+    Mesh(mesh_cmd::MeshCommand),
+    /// Compare a program's output file with the CPU reference (for dmr: check a refined mesh).
+    Verify(verify_cmd::VerifyCli),
     /// The optimization space of a program: `--list` prints its variants (the options its
     /// structure allows) and which generate the same CUDA.
     Tune(tune_cmd::TuneArgs),
@@ -173,7 +177,8 @@ fn run(cli: Cli) -> ExitCode {
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::Run(args) => return build_cmd::run(&args),
         Command::Graph(cmd) => return graph_cmd::run(cmd),
-        Command::Verify(args) => return verify_cmd::run(args),
+        Command::Mesh(cmd) => return mesh_cmd::run(cmd),
+        Command::Verify(args) => return verify_cmd::run_cli(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
