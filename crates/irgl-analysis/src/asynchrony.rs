@@ -67,6 +67,9 @@ impl AsyncCandidates {
 
 fn verdict(m: &Module, id: KernelId, k: &Kernel) -> Result<Asynchrony, String> {
     shape(k)?;
+    if m.graph.mesh {
+        return Err("its input is a mesh, which changes under it".into());
+    }
     monotone(m, k)?;
     launches(m, id, k)
 }
@@ -164,7 +167,7 @@ impl Target {
         match place {
             Place::Element { prop, .. } => Some(Target::Prop(*prop)),
             Place::Global(g) => Some(Target::Global(*g)),
-            Place::Local(_) => None,
+            Place::Local(_) | Place::ArrayElement { .. } => None,
         }
     }
 

@@ -218,6 +218,18 @@ fn outlinable(m: &Module, launches: &[KernelId], children: &[OutlineNode]) -> Re
                 kernel.name
             ));
         }
+        let facts = kernel.facts();
+        if facts.grows_mesh || facts.indexes_arrays {
+            return Err(format!(
+                "kernel {} {}, which the host checks after each launch",
+                kernel.name,
+                if facts.grows_mesh {
+                    "grows the mesh"
+                } else {
+                    "indexes local arrays"
+                }
+            ));
+        }
     }
     Ok(())
 }

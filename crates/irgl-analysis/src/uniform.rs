@@ -234,7 +234,7 @@ fn uniform_expr(body: &Body, e: ExprId, locals: &BTreeSet<LocalId>) -> bool {
         ExprKind::Literal(_)
         | ExprKind::Const(_)
         | ExprKind::Param(_)
-        | ExprKind::GraphSize(_)
+        | ExprKind::GraphSize(GraphField::NNodes | GraphField::NEdges)
         | ExprKind::WorklistSize(_)
         | ExprKind::ReduceResult => true,
         ExprKind::Local(l) => locals.contains(l),
@@ -249,12 +249,18 @@ fn uniform_expr(body: &Body, e: ExprId, locals: &BTreeSet<LocalId>) -> bool {
             else_expr,
         } => all(&[*cond, *then_expr, *else_expr]),
         ExprKind::Builtin(_, args) => all(args),
+        // A thread's own array: uniform when every thread stored the same values is not
+        // tracked.
+        ExprKind::ArrayElement { .. } => false,
         // Memory that other threads write while this one reads, and read-modify-writes.
         ExprKind::Global(_)
         | ExprKind::Element { .. }
         | ExprKind::Atomic { .. }
         | ExprKind::TryLock { .. }
-        | ExprKind::TryMarks { .. } => false,
+        | ExprKind::TryMarks { .. }
+        // The mesh grows and changes while the kernel runs.
+        | ExprKind::GraphSize(GraphField::NTriangles | GraphField::NVertices)
+        | ExprKind::MeshQuery(..) => false,
     }
 }
 
@@ -291,7 +297,7 @@ fn classify(body: &Body, cfg: &Cfg, locals: &BTreeSet<LocalId>) -> HashMap<NodeI
                         Space::Range { lo, hi } => {
                             uniform_expr(body, *lo, locals) && uniform_expr(body, *hi, locals)
                         }
-                        Space::Worklist | Space::Inspected => false,
+                        Space::Worklist | Space::Triangles | Space::Inspected => false,
                     },
                     Schedule::Block(_) => true,
                 },

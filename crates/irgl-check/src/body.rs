@@ -14,15 +14,15 @@
 use irgl_diagnostics::Diagnostic;
 use irgl_syntax::ast::{
     AssignOp, BinaryOp, Block, Call, Expr, ExprKind, Ident, Initial, Iter, KernelDecl, NodeId,
-    Reduction, RetryKind, Span, Stmt, StmtKind, UnaryOp,
+    Reduction, RetryKind, Span, Stmt, StmtKind, Type, UnaryOp,
 };
 
 use crate::cx::{Cx, Symbol, similar};
 use crate::decls::sorted;
 use crate::info::{
     Access, AtomicOp, Builtin, ForAllInfo, GraphField, GraphMethod, InvocationInfo, InvocationKind,
-    IterKind, KernelId, KernelInfo, LocalKind, MainInfo, PropId, ReduceSite, Resolution, RetrySite,
-    WorklistContext,
+    IterKind, KernelId, KernelInfo, LocalKind, MainInfo, MeshMethod, PropId, ReduceSite,
+    Resolution, RetrySite, WorklistContext,
 };
 use crate::ty::Ty;
 use crate::value::eval;
@@ -140,6 +140,9 @@ struct Body<'c, 'p> {
     access: Access,
     graph_param_reported: bool,
 }
+
+/// The longest local array: its elements live in each thread's registers or local memory.
+const MAX_ARRAY_LEN: u64 = 4096;
 
 /// The span of a statement's leading keyword.
 fn keyword(stmt: Span, word: &str) -> Span {
@@ -271,6 +274,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 LocalKind::Let => "local",
                 LocalKind::ForAllVar => "ForAll variable",
                 LocalKind::KernelParam => "kernel parameter",
+                LocalKind::Array { .. } => "local array",
             };
             let d = Diagnostic::error(
                 "E0103",
@@ -519,6 +523,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 self.index(e, base, prop, index, Rw::Read, false)
             }
             ExprKind::Method { base, method, args } => self.method(e, base, method, args),
+            ExprKind::ArrayIndex { base, index } => self.array_index(e, base, index),
             ExprKind::Pop(x) => self.pop(e, x),
             ExprKind::Push(x) => self.push(e, x, false),
             ExprKind::Invoke { reduction, call } => {
@@ -699,6 +704,16 @@ impl<'c, 'p> Body<'c, 'p> {
                 self.cx.resolve(e.id, Resolution::Local { def, kind });
                 if ty == Ty::Graph {
                     self.graph_as_value(ident);
+                    return Ty::Error;
+                }
+                if let LocalKind::Array { len } = kind {
+                    let d = Diagnostic::error(
+                        "E0115",
+                        format!("`{}` is a local array, not a value", ident.name),
+                    )
+                    .with_label(ident.span, format!("an array of {len} `{ty}`"))
+                    .with_help(format!("use one element: `{}[i]`", ident.name));
+                    self.report(d);
                     return Ty::Error;
                 }
                 ty
@@ -1046,9 +1061,12 @@ impl<'c, 'p> Body<'c, 'p> {
                 .cx
                 .kernel_decl(k)
                 .and_then(|d| {
-                    d.params
-                        .iter()
-                        .find(|p| p.ty.kind == irgl_syntax::ast::TypeKind::Graph)
+                    d.params.iter().find(|p| {
+                        matches!(
+                            p.ty.kind,
+                            irgl_syntax::ast::TypeKind::Graph | irgl_syntax::ast::TypeKind::Mesh
+                        )
+                    })
                 })
                 .map(|p| p.name.name.clone()),
             _ => self.cx.graph_name().map(str::to_string),
@@ -1132,6 +1150,12 @@ impl<'c, 'p> Body<'c, 'p> {
         let (idx_ty, res, owner) = match p.owner {
             irgl_syntax::ast::PropOwner::Node => (Ty::Node, Resolution::NodeProperty(id), "node"),
             irgl_syntax::ast::PropOwner::Edge => (Ty::Edge, Resolution::EdgeProperty(id), "edge"),
+            irgl_syntax::ast::PropOwner::Triangle => {
+                (Ty::Triangle, Resolution::NodeProperty(id), "triangle")
+            }
+            irgl_syntax::ast::PropOwner::Vertex => {
+                (Ty::Vertex, Resolution::NodeProperty(id), "vertex")
+            }
         };
         self.cx.resolve(e.id, res);
         let t = self.expr(index, Some(idx_ty));
@@ -1218,11 +1242,49 @@ impl<'c, 'p> Body<'c, 'p> {
 
     /// `g.nnodes`, `g.nedges`, or (with `mark_ok`) `g.mk` as the object of `Exclusive`.
     fn field(&mut self, e: &Expr, base: &Ident, field: &Ident, mark_ok: bool) -> Ty {
+        if let Found::Local(i) = self.lookup(&base.name)
+            && self.locals[i].ty == Ty::Point
+        {
+            return self.point_field(e, i, field);
+        }
         if !self.graph_base(base) {
             return Ty::Error;
         }
         let g = &base.name;
+        if self.is_mesh() {
+            match field.name.as_str() {
+                "ntriangles" => {
+                    self.cx
+                        .resolve(e.id, Resolution::GraphField(GraphField::NTriangles));
+                    return Ty::U32;
+                }
+                "nvertices" => {
+                    self.cx
+                        .resolve(e.id, Resolution::GraphField(GraphField::NVertices));
+                    return Ty::U32;
+                }
+                "triangles" => {
+                    let d = Diagnostic::error("E0107", format!("`{g}.triangles` is not a value"))
+                        .with_label(e.span, "can only be iterated")
+                        .with_help(format!(
+                            "write `ForAll (t In {g}.triangles)`, or use `{g}.ntriangles` for their number"
+                        ));
+                    self.report(d);
+                    return Ty::Error;
+                }
+                "nnodes" | "nedges" | "nodes" => {
+                    let d =
+                        Diagnostic::error("E0107", format!("a mesh has no field `{}`", field.name))
+                            .with_label(field.span, "a field of graphs")
+                            .with_help("the mesh's fields are `ntriangles` and `nvertices`");
+                    self.report(d);
+                    return Ty::Error;
+                }
+                _ => {}
+            }
+        }
         match field.name.as_str() {
+            _ if self.is_mesh() => {}
             "nnodes" => {
                 self.cx
                     .resolve(e.id, Resolution::GraphField(GraphField::NNodes));
@@ -1261,18 +1323,18 @@ impl<'c, 'p> Body<'c, 'p> {
                 "E0215",
                 format!("property `{}` is used without an index", p.name),
             )
-            .with_label(
-                e.span,
-                format!(
-                    "a whole {} property",
-                    if p.owner == irgl_syntax::ast::PropOwner::Node {
-                        "node"
-                    } else {
-                        "edge"
-                    }
-                ),
-            )
+            .with_label(e.span, format!("a whole {} property", p.owner.spelling()))
             .with_help(format!("read one element: `{g}.{}[i]`", p.name));
+            self.report(d);
+            return Ty::Error;
+        }
+        if self.is_mesh() {
+            let d = Diagnostic::error("E0107", format!("the mesh has no field `{}`", field.name))
+                .with_label(field.span, "unknown field");
+            let d = match similar(&field.name, ["ntriangles", "nvertices"]) {
+                Some(s) => d.with_help(format!("did you mean `{g}.{s}`?")),
+                None => d.with_help("the mesh's fields are `ntriangles` and `nvertices`"),
+            };
             self.report(d);
             return Ty::Error;
         }
@@ -1287,6 +1349,9 @@ impl<'c, 'p> Body<'c, 'p> {
     }
 
     fn method(&mut self, e: &Expr, base: &Ident, method: &Ident, args: &[Expr]) -> Ty {
+        if self.is_mesh() {
+            return self.mesh_method(e, base, method, args);
+        }
         let sig = match method.name.as_str() {
             "dst" => Some((GraphMethod::Dst, Ty::Edge, Ty::Node)),
             "degree" => Some((GraphMethod::Degree, Ty::Node, Ty::U32)),
@@ -1346,6 +1411,265 @@ impl<'c, 'p> Body<'c, 'p> {
         ret
     }
 
+    // ------------------------------------------------------------ meshes, points, arrays
+
+    /// The program's input is a mesh.
+    fn is_mesh(&self) -> bool {
+        self.cx.info.graph.as_ref().is_some_and(|g| g.mesh)
+    }
+
+    /// The type of worklist items: `triangle` in a mesh program, `node` otherwise.
+    fn item_ty(&self) -> Ty {
+        if self.is_mesh() {
+            Ty::Triangle
+        } else {
+            Ty::Node
+        }
+    }
+
+    fn wrong_iteration(&mut self, mesh: &Ident, what: &str) {
+        let d = Diagnostic::error("E0006", format!("a mesh has no {what}"))
+            .with_label(mesh.span, "the mesh")
+            .with_help(format!(
+                "iterate over its triangles: `ForAll (t In {}.triangles)`",
+                mesh.name
+            ));
+        self.report(d);
+    }
+
+    /// `p.x`, `p.y` on a `point` local.
+    fn point_field(&mut self, e: &Expr, local: usize, field: &Ident) -> Ty {
+        let l = &mut self.locals[local];
+        l.used = true;
+        let (name, def) = (l.name.clone(), l.def);
+        let y = match field.name.as_str() {
+            "x" => false,
+            "y" => true,
+            other => {
+                let d = Diagnostic::error("E0107", format!("a point has no field `{other}`"))
+                    .with_label(field.span, "unknown field")
+                    .with_help(format!(
+                        "a point's coordinates are `{name}.x` and `{name}.y`"
+                    ));
+                self.report(d);
+                return Ty::Error;
+            }
+        };
+        self.cx.resolve(e.id, Resolution::PointCoord { def, y });
+        Ty::F64
+    }
+
+    /// `m.vertex(t, i)`, `m.add_triangle(a, b, c)`, ...
+    fn mesh_method(&mut self, e: &Expr, base: &Ident, method: &Ident, args: &[Expr]) -> Ty {
+        if !self.graph_base(base) {
+            self.unchecked_args(args);
+            return Ty::Error;
+        }
+        const ALL: [MeshMethod; 8] = [
+            MeshMethod::Vertex,
+            MeshMethod::Neighbor,
+            MeshMethod::Point,
+            MeshMethod::Deleted,
+            MeshMethod::AddVertex,
+            MeshMethod::AddTriangle,
+            MeshMethod::SetNeighbor,
+            MeshMethod::Remove,
+        ];
+        let m = &base.name;
+        let Some(mm) = ALL.iter().copied().find(|x| x.name() == method.name) else {
+            self.unchecked_args(args);
+            let d = Diagnostic::error("E0107", format!("the mesh has no method `{}`", method.name))
+                .with_label(method.span, "unknown method");
+            let d = match similar(&method.name, ALL.map(MeshMethod::name)) {
+                Some(s) => d.with_help(format!("did you mean `{m}.{s}`?")),
+                None => d.with_help(
+                    "the mesh's methods are `vertex(t, i)`, `neighbor(t, i)`, `point(v)`, \
+                     `deleted(t)`, `add_vertex(p)`, `add_triangle(a, b, c)`, \
+                     `set_neighbor(t, i, n)` and `remove(t)`",
+                ),
+            };
+            self.report(d);
+            return Ty::Error;
+        };
+        self.cx.resolve(e.id, Resolution::MeshMethod(mm));
+        let what = format!("`{m}.{}`", mm.name());
+        if !self.kernel_only(e.span, &what) {
+            self.unchecked_args(args);
+            return Ty::Error;
+        }
+        if matches!(mm, MeshMethod::AddVertex | MeshMethod::AddTriangle)
+            && let Some(k) = self.kernel_mut()
+        {
+            k.grows_mesh = true;
+        }
+        let (params, ret) = mm.signature();
+        if args.len() != params.len() {
+            self.unchecked_args(args);
+            self.arity_error(e.span, &what, params.len(), args.len());
+            return ret;
+        }
+        for (a, &t) in args.iter().zip(params) {
+            self.coerce(a, t, None);
+        }
+        ret
+    }
+
+    /// `orient(a, b, c)`, `point(x, y)`, ...: fixed parameter types.
+    fn geometry_fn(&mut self, e: &Expr, name: &str, params: &[Ty], ret: Ty, args: &[Expr]) -> Ty {
+        if self.mode == Mode::Const {
+            self.unchecked_args(args);
+            self.not_constant(e.span, &format!("`{name}`"));
+            return Ty::Error;
+        }
+        if args.len() != params.len() {
+            self.unchecked_args(args);
+            self.arity_error(e.span, &format!("`{name}`"), params.len(), args.len());
+            return ret;
+        }
+        for (a, &t) in args.iter().zip(params) {
+            self.coerce(a, t, None);
+        }
+        ret
+    }
+
+    /// `a[i]`, read or assigned: the element type of the array local `a`.
+    fn array_index(&mut self, e: &Expr, base: &Ident, index: &Expr) -> Ty {
+        let found = self.lookup(&base.name);
+        let t = self.expr(index, Some(Ty::U32));
+        if t != Ty::Error && !t.is_integer() {
+            let d = Diagnostic::error(
+                "E0206",
+                format!("an array index must be an integer, not `{t}`"),
+            )
+            .with_label(index.span, format!("this is `{t}`"));
+            self.report(d);
+        }
+        match found {
+            Found::Local(i) if matches!(self.locals[i].kind, LocalKind::Array { .. }) => {
+                let l = &mut self.locals[i];
+                l.used = true;
+                let (def, kind, ty) = (l.def, l.kind, l.ty);
+                self.cx.resolve(e.id, Resolution::Local { def, kind });
+                if let Some(k) = self.kernel_mut() {
+                    k.indexes_arrays = true;
+                }
+                self.set(e, ty)
+            }
+            Found::None => {
+                self.unknown_name(base);
+                self.set(e, Ty::Error)
+            }
+            _ => {
+                let d = Diagnostic::error(
+                    "E0115",
+                    format!("`{}` is not a local array", base.name),
+                )
+                .with_label(base.span, "indexed like an array")
+                .with_help(format!(
+                    "declare an array with `let {}: [u32; 16];`, or index a property: `g.prop[i]`",
+                    base.name
+                ));
+                self.report(d);
+                self.set(e, Ty::Error)
+            }
+        }
+    }
+
+    /// `let a: [T; len];`
+    fn let_array(&mut self, s: &Stmt, name: &Ident, elem: &Type, len: &Expr) {
+        let kw = keyword(s.span, "let");
+        self.kernel_only(kw, "a local array");
+        let mut ty = Ty::from(elem.kind);
+        if !ty.is_value() {
+            let d = Diagnostic::error("E0403", format!("an array cannot hold `{ty}`"))
+                .with_label(elem.span, "not a value type")
+                .with_help("arrays hold bool, integer, float, index and point values");
+            self.report(d);
+            ty = Ty::Error;
+        }
+        let lt = self.expr(len, Some(Ty::U32));
+        let n = if lt == Ty::Error {
+            None
+        } else if !lt.is_integer() {
+            let d = Diagnostic::error(
+                "E0206",
+                format!("the length of an array must be an integer, not `{lt}`"),
+            )
+            .with_label(len.span, format!("this is `{lt}`"));
+            self.report(d);
+            None
+        } else {
+            let consts: Vec<Option<crate::value::Value>> =
+                self.cx.info.consts.iter().map(|c| c.value).collect();
+            match eval(
+                len,
+                &self.cx.info.expr_types,
+                &self.cx.info.resolutions,
+                &consts,
+            ) {
+                Ok(v) => match v.as_i128() {
+                    Some(n) if (1..=MAX_ARRAY_LEN as i128).contains(&n) => Some(n as u32),
+                    _ => {
+                        let d = Diagnostic::error(
+                            "E0216",
+                            format!("an array holds 1 to {MAX_ARRAY_LEN} elements"),
+                        )
+                        .with_label(len.span, "this length")
+                        .with_help("arrays live in each thread's registers and local memory");
+                        self.report(d);
+                        None
+                    }
+                },
+                Err(_) => {
+                    let d = Diagnostic::error("E0216", "the length of an array must be a constant")
+                        .with_label(len.span, "not a constant expression")
+                        .with_help("use a literal or a `const`: `let cav: [triangle; MAX];`");
+                    self.report(d);
+                    None
+                }
+            }
+        };
+        let len = n.unwrap_or(1);
+        self.cx.info.array_lens.insert(s.id, len);
+        self.declare_local(name, s.id, LocalKind::Array { len }, ty, false);
+    }
+
+    /// The array of `Exclusive (marks, a[..n])`.
+    fn exclusive_array(&mut self, array: &Expr, element_ty: Ty) {
+        let ExprKind::Name(ident) = &array.kind else {
+            return;
+        };
+        match self.lookup(&ident.name) {
+            Found::Local(i) if matches!(self.locals[i].kind, LocalKind::Array { .. }) => {
+                let l = &mut self.locals[i];
+                l.used = true;
+                let (def, kind, ty) = (l.def, l.kind, l.ty);
+                self.cx.resolve(array.id, Resolution::Local { def, kind });
+                self.set(array, ty);
+                if !element_ty.compatible(ty) {
+                    let d = Diagnostic::error(
+                        "E0201",
+                        format!(
+                            "mismatched types: the marks are indexed by `{element_ty}`, the array holds `{ty}`"
+                        ),
+                    )
+                    .with_label(array.span, format!("an array of `{ty}`"));
+                    self.report(d);
+                }
+            }
+            Found::None => self.unknown_name(ident),
+            _ => {
+                let d = Diagnostic::error(
+                    "E0209",
+                    format!("`{}` is not a local array", ident.name),
+                )
+                .with_label(array.span, "expected a local array")
+                .with_help("write `Exclusive (m.mk, [a, b])`, or `Exclusive (m.mk, arr[..n])` over a local array");
+                self.report(d);
+            }
+        }
+    }
+
     fn arity_error(&mut self, span: Span, what: &str, expected: usize, found: usize) {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let d = Diagnostic::error(
@@ -1373,10 +1697,20 @@ impl<'c, 'p> Body<'c, 'p> {
             "abs" => Some(Builtin::Abs),
             "sqrt" => Some(Builtin::Sqrt),
             "fabs" => Some(Builtin::Fabs),
+            "orient" => Some(Builtin::Orient),
+            "incircle" => Some(Builtin::Incircle),
+            "midpoint" => Some(Builtin::Midpoint),
+            "split_point" => Some(Builtin::SplitPoint),
+            "circumcenter" => Some(Builtin::Circumcenter),
+            "min_angle" => Some(Builtin::MinAngle),
+            "point" => Some(Builtin::MakePoint),
             _ => None,
         };
         if let Some(b) = builtin {
             self.cx.resolve(e.id, Resolution::Builtin(b));
+            if let Some((params, ret)) = b.geometry_signature() {
+                return self.geometry_fn(e, name, params, ret, args);
+            }
             return self.builtin(e, b, name, args, expected);
         }
         let atomic = match name {
@@ -1417,16 +1751,25 @@ impl<'c, 'p> Body<'c, 'p> {
                 "atomicOr",
                 "atomicSub",
                 "atomicXor",
+                "circumcenter",
                 "fabs",
+                "incircle",
                 "max",
+                "midpoint",
                 "min",
+                "min_angle",
+                "orient",
+                "point",
+                "split_point",
                 "sqrt",
             ];
             match similar(name, known) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help(
-                    "the functions are `min`, `max`, `abs`, `sqrt`, `fabs` and the atomic \
-                     functions (`atomicAdd`, `atomicMin`, ...)",
+                    "the functions are `min`, `max`, `abs`, `sqrt`, `fabs`, the atomic \
+                     functions (`atomicAdd`, `atomicMin`, ...) and the point functions \
+                     (`point`, `orient`, `incircle`, `midpoint`, `split_point`, `circumcenter`, \
+                     `min_angle`)",
                 ),
             }
         };
@@ -1641,7 +1984,7 @@ impl<'c, 'p> Body<'c, 'p> {
             };
             self.report(d);
         }
-        Ty::Node
+        self.item_ty()
     }
 
     fn push(&mut self, e: &Expr, x: &Expr, statement: bool) -> Ty {
@@ -1658,7 +2001,8 @@ impl<'c, 'p> Body<'c, 'p> {
                 .with_help("write `WL.push(x);` as a statement of its own");
             self.report(d);
         }
-        self.coerce(x, Ty::Node, None);
+        let item = self.item_ty();
+        self.coerce(x, item, None);
         self.set(e, Ty::Void)
     }
 
@@ -1895,6 +2239,7 @@ impl<'c, 'p> Body<'c, 'p> {
             ExprKind::Index { base, prop, index } => {
                 self.index(target, base, prop, index, rw, false)
             }
+            ExprKind::ArrayIndex { base, index } => self.array_index(target, base, index),
             ExprKind::Name(ident) => {
                 let (res, ty, read_only) = match self.lookup(&ident.name) {
                     Found::Local(i) => {
@@ -1910,6 +2255,7 @@ impl<'c, 'p> Body<'c, 'p> {
                             LocalKind::Let => None,
                             LocalKind::ForAllVar => Some(("the ForAll variable", l.span)),
                             LocalKind::KernelParam => Some(("the kernel parameter", l.span)),
+                            LocalKind::Array { .. } => Some(("the local array", l.span)),
                         };
                         let r = Resolution::Local {
                             def: l.def,
@@ -1981,6 +2327,10 @@ impl<'c, 'p> Body<'c, 'p> {
                         "the ForAll variable" => {
                             "a ForAll variable is read-only; copy it into a local".to_string()
                         }
+                        "the local array" => format!(
+                            "assign its elements one at a time: `{}[i] = x;`",
+                            ident.name
+                        ),
                         _ => "consts and params are read-only; use a local or a global".to_string(),
                     };
                     let d = Diagnostic::error(
@@ -2017,11 +2367,14 @@ impl<'c, 'p> Body<'c, 'p> {
             StmtKind::Let { name, ty, init } => {
                 let declared = ty.as_ref().map(|t| (Ty::from(t.kind), t.span));
                 let t = match declared {
-                    Some((t, span)) if !t.is_scalar() => {
+                    Some((t, span)) if !t.is_value() => {
                         let d =
                             Diagnostic::error("E0403", format!("a local cannot have type `{t}`"))
                                 .with_label(span, "not a value type")
-                                .with_help("locals hold bool, integer, float, node or edge values");
+                                .with_help(
+                                    "locals hold bool, integer, float, index (node, edge, \
+                                     triangle, vertex) and point values",
+                                );
                         self.report(d);
                         self.expr(init, None);
                         Ty::Error
@@ -2041,6 +2394,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 };
                 self.declare_local(name, s.id, LocalKind::Let, t, false);
             }
+            StmtKind::LetArray { name, elem, len } => self.let_array(s, name, elem, len),
             StmtKind::Assign { target, op, value } => {
                 let t = self.place(target, *op);
                 match op.binary() {
@@ -2177,6 +2531,7 @@ impl<'c, 'p> Body<'c, 'p> {
             StmtKind::Exclusive {
                 object,
                 elements,
+                upto,
                 body,
                 otherwise,
             } => {
@@ -2225,8 +2580,27 @@ impl<'c, 'p> Body<'c, 'p> {
                     .with_help("declare `node mk: mark;` in the graph and write `Exclusive (g.mk, [a, b]) { ... }`");
                     self.report(d);
                 }
-                for el in elements {
-                    self.coerce(el, Ty::Node, None);
+                let element_ty = match self.cx.info.resolution(object.id) {
+                    Some(Resolution::NodeProperty(p)) => self
+                        .cx
+                        .info
+                        .prop(p)
+                        .map(|p| Ty::index_of(p.owner))
+                        .unwrap_or(Ty::Node),
+                    _ => Ty::Node,
+                };
+                match upto {
+                    None => {
+                        for el in elements {
+                            self.coerce(el, element_ty, None);
+                        }
+                    }
+                    Some(n) => {
+                        if let [array] = elements.as_slice() {
+                            self.exclusive_array(array, element_ty);
+                        }
+                        self.coerce(n, Ty::U32, None);
+                    }
                 }
                 self.frames.push(Frame::Locked(kw, "Exclusive"));
                 self.nested(body);
@@ -2285,7 +2659,8 @@ impl<'c, 'p> Body<'c, 'p> {
                         self.report(d);
                     }
                 }
-                self.coerce(item, Ty::Node, None);
+                let t = self.item_ty();
+                self.coerce(item, t, None);
             }
             StmtKind::Invoke(call) => {
                 let kw = keyword(s.span, "Invoke");
@@ -2374,12 +2749,30 @@ impl<'c, 'p> Body<'c, 'p> {
         }
         match init {
             Initial::List { items, .. } => {
+                if self.is_mesh() {
+                    let d = Diagnostic::error(
+                        "E0008",
+                        "a mesh program cannot seed a worklist with `Initial [..]`",
+                    )
+                    .with_label(span, "an initial list of triangles")
+                    .with_help(
+                        "seed the worklist inside a `Pipe` with a kernel that pushes triangles",
+                    );
+                    self.report(d);
+                }
                 for it in items {
                     self.coerce(it, Ty::Node, None);
                 }
             }
             Initial::AllNodes { graph, .. } => {
-                self.graph_base(graph);
+                if self.graph_base(graph) && self.is_mesh() {
+                    let d = Diagnostic::error("E0008", "a mesh has no nodes to seed a worklist")
+                        .with_label(graph.span.to(span), "`Initial ...nodes`")
+                        .with_help(
+                            "seed the worklist inside a `Pipe` with a kernel that pushes triangles",
+                        );
+                    self.report(d);
+                }
             }
         }
     }
@@ -2453,12 +2846,28 @@ impl<'c, 'p> Body<'c, 'p> {
                 (IterKind::Worklist, Ty::U32)
             }
             Iter::Nodes { graph } => {
-                self.graph_base(graph);
+                if self.graph_base(graph) && self.is_mesh() {
+                    self.wrong_iteration(graph, "nodes");
+                }
                 (IterKind::Nodes, Ty::Node)
+            }
+            Iter::Triangles { mesh } => {
+                if self.graph_base(mesh) && !self.is_mesh() {
+                    let d = Diagnostic::error("E0006", "a graph has no triangles")
+                        .with_label(mesh.span, "the graph")
+                        .with_help("`ForAll (t In m.triangles)` needs a `mesh` declaration");
+                    self.report(d);
+                }
+                (IterKind::Triangles, Ty::Triangle)
             }
             Iter::Edges { graph, node } => {
                 if self.graph_base(graph) {
-                    self.coerce(node, Ty::Node, None);
+                    if self.is_mesh() {
+                        self.wrong_iteration(graph, "edges");
+                        self.expr(node, None);
+                    } else {
+                        self.coerce(node, Ty::Node, None);
+                    }
                 } else {
                     self.expr(node, None);
                 }

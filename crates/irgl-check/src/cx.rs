@@ -211,7 +211,7 @@ fn has_error_nodes(program: &Program) -> bool {
 
 fn range_text(ty: Ty) -> String {
     match ty {
-        Ty::U32 | Ty::Node | Ty::Edge => "0 to 4294967295".to_string(),
+        Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex => "0 to 4294967295".to_string(),
         Ty::I32 => "-2147483648 to 2147483647".to_string(),
         Ty::U64 => "0 to 18446744073709551615".to_string(),
         Ty::I64 => "-9223372036854775808 to 9223372036854775807".to_string(),

@@ -62,6 +62,7 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                 }
                 let mut info = GraphInfo {
                     name: g.name.name.clone(),
+                    mesh: g.mesh,
                     item: index,
                     attrs,
                     props: Vec::new(),
@@ -73,6 +74,30 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                         continue;
                     }
                     let mut ty = Ty::from(p.ty.kind);
+                    let mesh_owner = matches!(p.owner, PropOwner::Triangle | PropOwner::Vertex);
+                    if mesh_owner != g.mesh {
+                        let (what, owners) = if g.mesh {
+                            ("a mesh", "`triangle` and `vertex`")
+                        } else {
+                            ("a graph", "`node` and `edge`")
+                        };
+                        cx.report(
+                            Diagnostic::error(
+                                "E0403",
+                                format!("{what} has no {} properties", p.owner.spelling()),
+                            )
+                            .with_label(p.span, format!("a {} property", p.owner.spelling()))
+                            .with_help(format!("the properties of {what} belong to {owners}")),
+                        );
+                        ty = Ty::Error;
+                    } else if ty == Ty::Point {
+                        cx.report(
+                            Diagnostic::error("E0403", "a property cannot have type `point`")
+                                .with_label(p.ty.span, "not a property type")
+                                .with_help("keep the two coordinates as `f64` properties"),
+                        );
+                        ty = Ty::Error;
+                    }
                     if ty == Ty::Graph {
                         cx.report(
                             Diagnostic::error("E0403", "a property cannot have type `graph`")
@@ -83,14 +108,23 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                                 ),
                         );
                         ty = Ty::Error;
-                    } else if matches!(ty, Ty::Lock | Ty::Mark) && p.owner == PropOwner::Edge {
+                    } else if matches!(ty, Ty::Lock | Ty::Mark)
+                        && matches!(p.owner, PropOwner::Edge | PropOwner::Vertex)
+                    {
                         cx.report(
                             Diagnostic::error(
                                 "E0403",
                                 format!("`{ty}` properties belong to nodes, not edges"),
                             )
-                            .with_label(p.ty.span, format!("`{ty}` on an edge property"))
-                            .with_help(format!("declare it as `node {}: {ty};`", p.name.name)),
+                            .with_label(
+                                p.ty.span,
+                                format!("`{ty}` on an {} property", p.owner.spelling()),
+                            )
+                            .with_help(if g.mesh {
+                                format!("declare it as `triangle {}: {ty};`", p.name.name)
+                            } else {
+                                format!("declare it as `node {}: {ty};`", p.name.name)
+                            }),
                         );
                         ty = Ty::Error;
                     }
@@ -208,7 +242,7 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                     }
                     let mut ty = Ty::from(p.ty.kind);
                     match p.ty.kind {
-                        TypeKind::Graph => {
+                        TypeKind::Graph | TypeKind::Mesh => {
                             if let Some(first) = graph_param {
                                 let first: &irgl_syntax::ast::KernelParam = &k.params[first];
                                 cx.report(
@@ -260,6 +294,8 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                     uses_atomic: false,
                     uses_exclusive: false,
                     uses_atomic_functions: false,
+                    grows_mesh: false,
+                    indexes_arrays: false,
                     sync_props: Default::default(),
                     foralls: Vec::new(),
                     access: Default::default(),
@@ -294,9 +330,38 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
         .items
         .iter()
         .any(|i| matches!(i.kind, ItemKind::Error));
+    // A kernel's input parameter is spelled as the program's input is declared.
+    if let Some(mesh) = cx.info.graph.as_ref().map(|g| g.mesh) {
+        for k in program.kernels() {
+            for p in &k.params {
+                let wrong = match p.ty.kind {
+                    TypeKind::Graph => mesh,
+                    TypeKind::Mesh => !mesh,
+                    _ => false,
+                };
+                if wrong {
+                    let (input, found) = if mesh {
+                        ("a mesh", "graph")
+                    } else {
+                        ("a graph", "mesh")
+                    };
+                    let right = if mesh { "mesh" } else { "graph" };
+                    cx.report(
+                        Diagnostic::error(
+                            "E0407",
+                            format!("this program's input is {input}, not a {found}"),
+                        )
+                        .with_label(p.ty.span, format!("declared `{found}`"))
+                        .with_help(format!("take it as `{right} {}`", p.name.name)),
+                    );
+                }
+            }
+        }
+    }
     if first_graph.is_none() && !has_errors {
         let mut d = Diagnostic::error("E0109", "this program declares no graph").with_help(
-            "declare the input graph and its properties: `graph g { node level: u32; }`",
+            "declare the input graph and its properties: `graph g { node level: u32; }` \
+             (or a mesh: `mesh m { triangle bad: bool; }`)",
         );
         if let Some(s) = start {
             d = d.with_label(s, "a program needs one `graph` declaration");
@@ -323,7 +388,7 @@ fn scalar_decl_type(cx: &mut Cx<'_>, ty: &Type, what: &str) -> Ty {
         Diagnostic::error("E0403", format!("a {what} cannot have type `{t}`"))
             .with_label(ty.span, format!("not a {what} type"))
             .with_help(format!(
-                "{what} types are bool, u32, i32, u64, i64, f32, f64 and node"
+                "{what} types are bool, u32, i32, u64, i64, f32, f64, node, triangle and vertex"
             )),
     );
     Ty::Error
@@ -522,7 +587,7 @@ pub(crate) fn for_each_child(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         }
         ExprKind::Cast { expr, .. } => f(expr),
         ExprKind::Call { args, .. } | ExprKind::Method { args, .. } => args.iter().for_each(f),
-        ExprKind::Index { index, .. } => f(index),
+        ExprKind::Index { index, .. } | ExprKind::ArrayIndex { index, .. } => f(index),
         ExprKind::Pop(x) | ExprKind::Push(x) => f(x),
         ExprKind::Invoke { call, .. } => call.args.iter().for_each(f),
     }
@@ -548,9 +613,30 @@ pub(crate) fn resolve_outputs(cx: &mut Cx<'_>) {
             }
             seen.insert(&name.name, name.span);
             let target = match cx.symbol(&name.name) {
+                Some(Symbol::Graph) if cx.info.graph.as_ref().is_some_and(|g| g.mesh) => {
+                    Some(OutputTarget::Mesh)
+                }
                 Some(Symbol::Prop(p)) => {
-                    let prop_ty = cx.info.graph.as_ref().map(|g| g.props[p.index()].ty);
-                    if let Some(t @ (Ty::Lock | Ty::Mark)) = prop_ty {
+                    let prop = cx.info.graph.as_ref().map(|g| &g.props[p.index()]);
+                    let prop_ty = prop.map(|p| p.ty);
+                    let owner = prop.map(|p| p.owner);
+                    if let Some(o @ (PropOwner::Triangle | PropOwner::Vertex)) = owner {
+                        cx.report(
+                            Diagnostic::error(
+                                "E0113",
+                                format!(
+                                    "`{}` is a {} property and cannot be output",
+                                    name.name,
+                                    o.spelling()
+                                ),
+                            )
+                            .with_label(name.span, format!("a {} property", o.spelling()))
+                            .with_help(
+                                "a mesh program outputs the mesh itself (`output m;`) and globals",
+                            ),
+                        );
+                        None
+                    } else if let Some(t @ (Ty::Lock | Ty::Mark)) = prop_ty {
                         cx.report(
                             Diagnostic::error(
                                 "E0113",

@@ -86,6 +86,8 @@ pub struct ProgramInfo {
     pub resolutions: HashMap<NodeId, Resolution>,
     /// Every kernel launch in `main`, in source order.
     pub invocations: Vec<InvocationInfo>,
+    /// The length of each local array, keyed by its `LetArray` statement.
+    pub array_lens: HashMap<NodeId, u32>,
 }
 
 impl ProgramInfo {
@@ -127,6 +129,9 @@ impl ProgramInfo {
 pub struct GraphInfo {
     /// The graph's name (`g`): how `main` refers to it.
     pub name: String,
+    /// Declared `mesh m { ... }`: the input is a triangle mesh (triangle and vertex
+    /// properties, the mesh's methods) rather than a graph.
+    pub mesh: bool,
     /// Index of the declaration in `Program::items`.
     pub item: usize,
     pub attrs: GraphAttrs,
@@ -213,6 +218,8 @@ pub struct OutputInfo {
 pub enum OutputTarget {
     Property(PropId),
     Global(GlobalId),
+    /// `output m;`: the mesh itself, as it is when the program ends.
+    Mesh,
 }
 
 /// What a name or an access means at one use site (see [`ProgramInfo::resolutions`]).
@@ -230,7 +237,8 @@ pub enum Resolution {
     Global(GlobalId),
     /// A `Name` that is the program's graph: the argument `g` of an `Invoke`.
     Graph,
-    /// `g.prop[i]` on a node property, or `g.mk` as the object of `Exclusive`.
+    /// `g.prop[i]` on a node property (or a triangle or vertex property of a mesh), or `g.mk`
+    /// as the object of `Exclusive`.
     NodeProperty(PropId),
     /// `g.prop[i]` on an edge property.
     EdgeProperty(PropId),
@@ -238,6 +246,13 @@ pub enum Resolution {
     GraphField(GraphField),
     /// `g.dst(e)`, `g.degree(n)`, `g.edge_begin(n)`, `g.edge_end(n)`.
     GraphMethod(GraphMethod),
+    /// `m.vertex(t, i)`, `m.add_triangle(a, b, c)`, ...: the methods of a mesh.
+    MeshMethod(MeshMethod),
+    /// `p.x` (`y: false`) or `p.y` of the `point` local defined at `def`.
+    PointCoord {
+        def: NodeId,
+        y: bool,
+    },
     /// `min(a, b)`, ...
     Builtin(Builtin),
     /// `atomicAdd(p, v)`, ...
@@ -252,12 +267,18 @@ pub enum LocalKind {
     ForAllVar,
     /// A kernel parameter (read-only).
     KernelParam,
+    /// `let a: [T; len];`: a fixed-size local array (its elements are assignable).
+    Array { len: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GraphField {
     NNodes,
     NEdges,
+    /// `m.ntriangles`: the triangle slots in use (deleted triangles included).
+    NTriangles,
+    /// `m.nvertices`
+    NVertices,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -272,6 +293,68 @@ pub enum GraphMethod {
     EdgeEnd,
 }
 
+/// The methods of a mesh (kernels only). Triangles are counterclockwise; neighbour `i` of a
+/// triangle lies across the edge from its vertex `i` to vertex `(i + 1) % 3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MeshMethod {
+    /// `m.vertex(t, i)`: `vertex`
+    Vertex,
+    /// `m.neighbor(t, i)`: `triangle` (`0xffffffff` across the boundary)
+    Neighbor,
+    /// `m.point(v)`: `point`
+    Point,
+    /// `m.deleted(t)`: `bool`
+    Deleted,
+    /// `m.add_vertex(p)`: `vertex`, a new vertex at `p`
+    AddVertex,
+    /// `m.add_triangle(a, b, c)`: `triangle`, a new live triangle without neighbours
+    AddTriangle,
+    /// `m.set_neighbor(t, i, n)`
+    SetNeighbor,
+    /// `m.remove(t)`: marks `t` deleted
+    Remove,
+}
+
+impl MeshMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            MeshMethod::Vertex => "vertex",
+            MeshMethod::Neighbor => "neighbor",
+            MeshMethod::Point => "point",
+            MeshMethod::Deleted => "deleted",
+            MeshMethod::AddVertex => "add_vertex",
+            MeshMethod::AddTriangle => "add_triangle",
+            MeshMethod::SetNeighbor => "set_neighbor",
+            MeshMethod::Remove => "remove",
+        }
+    }
+
+    /// The parameter types and the result (`Void` for the statements).
+    pub fn signature(self) -> (&'static [Ty], Ty) {
+        match self {
+            MeshMethod::Vertex => (&[Ty::Triangle, Ty::U32], Ty::Vertex),
+            MeshMethod::Neighbor => (&[Ty::Triangle, Ty::U32], Ty::Triangle),
+            MeshMethod::Point => (&[Ty::Vertex], Ty::Point),
+            MeshMethod::Deleted => (&[Ty::Triangle], Ty::Bool),
+            MeshMethod::AddVertex => (&[Ty::Point], Ty::Vertex),
+            MeshMethod::AddTriangle => (&[Ty::Vertex, Ty::Vertex, Ty::Vertex], Ty::Triangle),
+            MeshMethod::SetNeighbor => (&[Ty::Triangle, Ty::U32, Ty::Triangle], Ty::Void),
+            MeshMethod::Remove => (&[Ty::Triangle], Ty::Void),
+        }
+    }
+
+    /// Changes the mesh.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            MeshMethod::AddVertex
+                | MeshMethod::AddTriangle
+                | MeshMethod::SetNeighbor
+                | MeshMethod::Remove
+        )
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
     Min,
@@ -279,6 +362,42 @@ pub enum Builtin {
     Abs,
     Sqrt,
     Fabs,
+    /// `orient(a, b, c)`: `i32`, the sign of the turn a -> b -> c (1 counterclockwise), exact.
+    Orient,
+    /// `incircle(a, b, c, d)`: `i32`, 1 if `d` is strictly inside the circle through the
+    /// counterclockwise `a, b, c`, 0 on it, -1 outside; exact.
+    Incircle,
+    /// `midpoint(a, b)`: `point`, rounded down to the grid.
+    Midpoint,
+    /// `split_point(a, b)`: `point`, the grid point on the segment nearest its middle (exactly
+    /// on it), or the lesser end when no grid point lies strictly inside the segment.
+    SplitPoint,
+    /// `circumcenter(a, b, c)`: `point`, rounded to the grid.
+    Circumcenter,
+    /// `min_angle(a, b, c)`: `f64`, the smallest angle of the triangle in degrees.
+    MinAngle,
+    /// `point(x, y)`: `point`, `f64` coordinates rounded to the grid.
+    MakePoint,
+    /// `p.x`: `f64`
+    PointX,
+    /// `p.y`: `f64`
+    PointY,
+}
+
+impl Builtin {
+    /// The point functions: fixed parameter types and result.
+    pub fn geometry_signature(self) -> Option<(&'static [Ty], Ty)> {
+        Some(match self {
+            Builtin::Orient => (&[Ty::Point, Ty::Point, Ty::Point], Ty::I32),
+            Builtin::Incircle => (&[Ty::Point, Ty::Point, Ty::Point, Ty::Point], Ty::I32),
+            Builtin::Midpoint | Builtin::SplitPoint => (&[Ty::Point, Ty::Point], Ty::Point),
+            Builtin::Circumcenter => (&[Ty::Point, Ty::Point, Ty::Point], Ty::Point),
+            Builtin::MinAngle => (&[Ty::Point, Ty::Point, Ty::Point], Ty::F64),
+            Builtin::MakePoint => (&[Ty::F64, Ty::F64], Ty::Point),
+            Builtin::PointX | Builtin::PointY => (&[Ty::Point], Ty::F64),
+            _ => return None,
+        })
+    }
 }
 
 /// The atomic functions. The result is the place's old value; its type is the place's type.
@@ -350,6 +469,11 @@ pub struct KernelInfo {
     pub uses_exclusive: bool,
     /// Calls atomic functions (`atomicAdd`, ...).
     pub uses_atomic_functions: bool,
+    /// Adds vertices or triangles to the mesh (its launches check the mesh's capacity).
+    pub grows_mesh: bool,
+    /// Indexes local arrays (its launches check the device's error flag for out-of-range
+    /// indices).
+    pub indexes_arrays: bool,
     /// The `lock` properties used by `Atomic` and the `mark` properties used by `Exclusive`.
     pub sync_props: BTreeSet<PropId>,
     /// Every `ForAll`, in source (pre-)order.
@@ -415,6 +539,7 @@ pub enum IterKind {
     Nodes,
     Edges,
     Range,
+    Triangles,
 }
 
 /// `main`.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use irgl_syntax::ast::TypeKind;
+use irgl_syntax::ast::{PropOwner, TypeKind};
 
 /// The type of an expression, a local, a property element or a declaration.
 ///
@@ -23,6 +23,12 @@ pub enum Ty {
     F64,
     Node,
     Edge,
+    /// A triangle of the mesh: a 32-bit unsigned index, like `node`.
+    Triangle,
+    /// A vertex of the mesh: a 32-bit unsigned index, like `node`.
+    Vertex,
+    /// A point of the mesh's integer grid (two coordinates); a value of its own.
+    Point,
     Graph,
     Lock,
     Mark,
@@ -42,6 +48,9 @@ impl Ty {
             Ty::F64 => "f64",
             Ty::Node => "node",
             Ty::Edge => "edge",
+            Ty::Triangle => "triangle",
+            Ty::Vertex => "vertex",
+            Ty::Point => "point",
             Ty::Graph => "graph",
             Ty::Lock => "lock",
             Ty::Mark => "mark",
@@ -54,7 +63,7 @@ impl Ty {
     pub fn is_integer(self) -> bool {
         matches!(
             self,
-            Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64 | Ty::Node | Ty::Edge
+            Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex
         )
     }
 
@@ -71,9 +80,28 @@ impl Ty {
         self.is_integer() || self.is_float()
     }
 
-    /// `u32`, `node`, `edge`: the 32-bit unsigned family.
+    /// `u32` and the index types `node`, `edge`, `triangle`, `vertex`: the 32-bit unsigned
+    /// family.
     pub fn is_u32_like(self) -> bool {
-        matches!(self, Ty::U32 | Ty::Node | Ty::Edge)
+        matches!(
+            self,
+            Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex
+        )
+    }
+
+    /// The index type of a property's elements: `node` for a node property, ...
+    pub fn index_of(owner: PropOwner) -> Ty {
+        match owner {
+            PropOwner::Node => Ty::Node,
+            PropOwner::Edge => Ty::Edge,
+            PropOwner::Triangle => Ty::Triangle,
+            PropOwner::Vertex => Ty::Vertex,
+        }
+    }
+
+    /// A value a `let` local can hold: a scalar or a `point`.
+    pub fn is_value(self) -> bool {
+        self.is_scalar() || self == Ty::Point
     }
 
     /// A value a scalar local, parameter or argument can hold.
@@ -132,7 +160,10 @@ impl From<TypeKind> for Ty {
             TypeKind::F64 => Ty::F64,
             TypeKind::Node => Ty::Node,
             TypeKind::Edge => Ty::Edge,
-            TypeKind::Graph => Ty::Graph,
+            TypeKind::Graph | TypeKind::Mesh => Ty::Graph,
+            TypeKind::Triangle => Ty::Triangle,
+            TypeKind::Vertex => Ty::Vertex,
+            TypeKind::Point => Ty::Point,
             TypeKind::Lock => Ty::Lock,
             TypeKind::Mark => Ty::Mark,
         }

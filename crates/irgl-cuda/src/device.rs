@@ -238,13 +238,16 @@ impl Emitter<'_> {
                 );
                 self.w.line(line);
             }
-            StmtKind::ReleaseMarks { marks, ids } => {
+            StmtKind::ReleaseMarks { marks, ids, count } => {
                 let line = format!(
                     "irgl::exclusive_release({}.{}, {}, {});",
                     self.x.graph(),
                     cpp(&self.m().prop(*marks).name),
                     self.x.local(*ids),
-                    crate::expr::array_len(body, *ids)
+                    match count {
+                        Some(c) => self.x.local(*c),
+                        None => crate::expr::array_len(body, *ids).to_string(),
+                    }
                 );
                 self.w.line(line);
             }
@@ -288,6 +291,14 @@ impl Emitter<'_> {
             Space::Nodes => {
                 let head = format!(
                     "for (uint32_t {v} = {}; {v} < {g}.csr.nnodes; {}) ",
+                    from("0"),
+                    advance(&v)
+                );
+                self.braced(&head, &f.body);
+            }
+            Space::Triangles => {
+                let head = format!(
+                    "for (uint32_t {v} = {}, irgl_count{n} = {g}.mesh.ntriangles(); {v} < irgl_count{n}; {}) ",
                     from("0"),
                     advance(&v)
                 );
@@ -445,6 +456,12 @@ impl Emitter<'_> {
             Space::Nodes => {
                 self.w
                     .line(format!("const uint64_t irgl_total{n} = {g}.csr.nnodes;"));
+                None
+            }
+            Space::Triangles => {
+                self.w.line(format!(
+                    "const uint64_t irgl_total{n} = {g}.mesh.ntriangles();"
+                ));
                 None
             }
             Space::Edges { node } => {
@@ -659,6 +676,10 @@ impl Emitter<'_> {
             Space::Nodes => {
                 self.w.line(format!("{begin} = 0u;"));
                 self.w.line(format!("{count} = {g}.csr.nnodes;"));
+            }
+            Space::Triangles => {
+                self.w.line(format!("{begin} = 0u;"));
+                self.w.line(format!("{count} = {g}.mesh.ntriangles();"));
             }
             Space::Worklist | Space::Inspected => {
                 panic!("{}: inspect of a worklist or inspected space", i.loop_id)

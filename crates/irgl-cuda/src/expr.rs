@@ -9,13 +9,14 @@ use crate::names::cpp;
 pub(crate) fn c_type(t: Ty) -> &'static str {
     match t {
         Ty::Bool => "bool",
-        Ty::U32 | Ty::Node | Ty::Edge => "uint32_t",
+        Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex => "uint32_t",
         Ty::I32 => "int32_t",
         Ty::U64 => "unsigned long long",
         Ty::I64 => "long long",
         Ty::F32 => "float",
         Ty::F64 => "double",
         Ty::Lock | Ty::Mark => "unsigned int",
+        Ty::Point => "irgl::Point",
         Ty::Graph => "G",
         Ty::Void | Ty::Error => panic!("no C++ type for {t}: the IR verifier rejects it"),
     }
@@ -34,6 +35,15 @@ pub(crate) struct Exprs<'a> {
     /// Properties read with loads that bypass L1 (an asynchronous kernel's, which it updates
     /// while other blocks read them).
     pub coherent: &'a [PropId],
+    /// The kernel's part of the device error codes: an index out of range of array local
+    /// `l` reports `error_base | l` (see [`array_error_code`]).
+    pub error_base: u32,
+}
+
+/// The device error code of an index out of range of array `l` in the kernel with index
+/// `kernel`.
+pub(crate) fn array_error_code(kernel: usize, l: LocalId) -> u32 {
+    ((kernel as u32 + 1) << 16) | l.index() as u32
 }
 
 impl<'a> Exprs<'a> {
@@ -74,6 +84,11 @@ impl<'a> Exprs<'a> {
                 }
             }
             ExprKind::Element { prop, index } => self.element(*prop, *index),
+            ExprKind::ArrayElement { array, index } => self.array_element(*array, *index),
+            ExprKind::MeshQuery(m, args) => {
+                let a: Vec<String> = args.iter().map(|a| self.cond(*a)).collect();
+                format!("{}.mesh.{}({})", self.graph(), m.name(), a.join(", "))
+            }
             ExprKind::Unary(op, a) => format!("({}{})", op.spelling(), self.expr(*a)),
             ExprKind::Binary(op, a, b) => {
                 let (l, r) = (self.expr(*a), self.expr(*b));
@@ -111,6 +126,17 @@ impl<'a> Exprs<'a> {
                 let field = match f {
                     GraphField::NNodes => "nnodes",
                     GraphField::NEdges => "nedges",
+                    GraphField::NTriangles | GraphField::NVertices => {
+                        let f = if *f == GraphField::NTriangles {
+                            "ntriangles()"
+                        } else {
+                            "nvertices()"
+                        };
+                        return match self.side {
+                            Side::Device => format!("{}.mesh.{f}", self.graph()),
+                            Side::Host => format!("h.dm.{f}"),
+                        };
+                    }
                 };
                 match self.side {
                     Side::Device => format!("{}.csr.{field}", self.graph()),
@@ -138,12 +164,15 @@ impl<'a> Exprs<'a> {
                 cpp(&self.m.prop(*locks).name),
                 self.cond(*index)
             ),
-            ExprKind::TryMarks { marks, ids } => format!(
+            ExprKind::TryMarks { marks, ids, count } => format!(
                 "irgl::exclusive_acquire({}.{}, {}, {})",
                 self.graph(),
                 cpp(&self.m.prop(*marks).name),
                 self.local(*ids),
-                array_len(self.body, *ids)
+                match count {
+                    Some(c) => self.local(*c),
+                    None => array_len(self.body, *ids).to_string(),
+                }
             ),
             ExprKind::WorklistSize(w) => match self.side {
                 Side::Host => format!("h.wl.{}().size()", wl_name(*w)),
@@ -182,6 +211,16 @@ impl<'a> Exprs<'a> {
         }
     }
 
+    /// `a[i]`, checked: an index out of range raises the device error flag.
+    pub fn array_element(&self, array: LocalId, index: ExprId) -> String {
+        format!(
+            "irgl::at({}, {}, &irgl_error, 0x{:x}u)",
+            self.local(array),
+            self.cond(index),
+            self.error_base | array.index() as u32
+        )
+    }
+
     /// An expression in a position that brings its own parentheses (`if (...)`).
     pub fn cond(&self, e: ExprId) -> String {
         strip_parens(self.expr(e))
@@ -197,7 +236,9 @@ impl<'a> Exprs<'a> {
                 self.expr(*index)
             ),
             Place::Global(g) => format!("&{}", cpp(&self.m.globals[g.index()].name)),
-            Place::Local(l) => panic!("atomic on the local {l}: the checker rejects it"),
+            Place::Local(l) | Place::ArrayElement { array: l, .. } => {
+                panic!("atomic on the local {l}: the checker rejects it")
+            }
         }
     }
 
@@ -212,6 +253,7 @@ impl<'a> Exprs<'a> {
                 cpp(&self.m.prop(*prop).name),
                 self.expr(*index)
             ),
+            Place::ArrayElement { array, index } => self.array_element(*array, *index),
         }
     }
 
@@ -231,6 +273,15 @@ impl<'a> Exprs<'a> {
             }
             Builtin::Abs | Builtin::Fabs => format!("irgl::abs_of({})", a[0]),
             Builtin::Sqrt => format!("{}({})", if is_f32 { "sqrtf" } else { "sqrt" }, a[0]),
+            Builtin::Orient => format!("irgl::orient({})", a.join(", ")),
+            Builtin::Incircle => format!("irgl::incircle({})", a.join(", ")),
+            Builtin::Midpoint => format!("irgl::midpoint({})", a.join(", ")),
+            Builtin::SplitPoint => format!("irgl::split_point({})", a.join(", ")),
+            Builtin::Circumcenter => format!("irgl::circumcenter({})", a.join(", ")),
+            Builtin::MinAngle => format!("irgl::min_angle({})", a.join(", ")),
+            Builtin::MakePoint => format!("irgl::make_point({})", a.join(", ")),
+            Builtin::PointX => format!("irgl::point_x({})", a[0]),
+            Builtin::PointY => format!("irgl::point_y({})", a[0]),
         }
     }
 }
@@ -280,7 +331,7 @@ pub(crate) fn int_literal(v: u64, ty: Ty) -> String {
         Ty::I32 => format!("static_cast<int32_t>({v}ll)"),
         Ty::F32 => format!("{v}.0f"),
         Ty::F64 => format!("{v}.0"),
-        Ty::U32 | Ty::Node | Ty::Edge => format!("{v}u"),
+        Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex => format!("{v}u"),
         t => panic!("integer literal of type {t}"),
     }
 }

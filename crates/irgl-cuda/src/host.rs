@@ -50,6 +50,9 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
         "h.wl.in().size()"
     } else if facts.over_nodes {
         "h.hg.nnodes"
+    } else if facts.over_triangles {
+        // The slots in use are on the device; at most every slot of the capacity.
+        "h.dm.triangle_capacity()"
     } else {
         "static_cast<uint64_t>(h.grid_cap) * BLOCK"
     };
@@ -91,6 +94,12 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
     }
     if facts.asynchronous {
         w.line(format!("h.queue.check_overflow(\"{}\");", k.name));
+    }
+    if facts.grows_mesh {
+        w.line(format!("h.dm.check_overflow(\"{}\");", k.name));
+    }
+    if facts.indexes_arrays {
+        w.line(format!("check_device_error(\"{}\");", k.name));
     }
     w.close("}");
     w.finish().trim_end().to_string()

@@ -54,6 +54,8 @@ pub struct GraphNeeds {
     pub simple: bool,
     /// An `input edge` property: the file must carry edge weights.
     pub weights: bool,
+    /// The input is a mesh (`mesh m { ... }`): a `.mesh` file, not a graph.
+    pub mesh: bool,
 }
 
 pub fn graph_needs(m: &Module) -> GraphNeeds {
@@ -61,6 +63,7 @@ pub fn graph_needs(m: &Module) -> GraphNeeds {
         symmetric: m.graph.symmetric,
         simple: m.graph.simple,
         weights: m.graph.input.is_some(),
+        mesh: m.graph.mesh,
     }
 }
 
@@ -92,8 +95,15 @@ struct GlobalDecl {
 struct PropDef {
     ty: String,
     name: String,
-    on_edges: bool,
+    /// Its length, in the `Host` constructor: `hg.nnodes`, `dm.triangle_capacity()`, ...
+    size: String,
     input: bool,
+}
+
+/// A device error code and what it means (an index out of range of a local array).
+struct ArrayErrorDef {
+    code: String,
+    what: String,
 }
 
 struct KernelDef {
@@ -136,6 +146,12 @@ struct ProgramTemplate {
     asynchronous: bool,
     output_scalars: Vec<OutputDef>,
     output_arrays: Vec<OutputDef>,
+    /// The input is a mesh (`mesh m { ... }`).
+    mesh: bool,
+    /// `output m;`: the mesh is written to `--mesh-output` at the end.
+    mesh_output: bool,
+    /// The local arrays of every kernel, for the device error flag's messages.
+    array_errors: Vec<ArrayErrorDef>,
 }
 
 /// The kernels that `main` launches outside control kernels.
@@ -176,6 +192,9 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         asynchronous: m.kernels.iter().any(|(_, k)| k.asynchronous.is_some()),
         output_scalars: Vec::new(),
         output_arrays: Vec::new(),
+        mesh: m.graph.mesh,
+        mesh_output: m.outputs.contains(&Output::Mesh),
+        array_errors: Vec::new(),
     };
     for c in &m.consts {
         t.consts.push(Decl {
@@ -215,7 +234,13 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         t.props.push(PropDef {
             ty: c_type(p.ty).to_string(),
             name: cpp(&p.name).into_owned(),
-            on_edges: p.owner == PropOwner::Edge,
+            size: match p.owner {
+                PropOwner::Node => "hg.nnodes",
+                PropOwner::Edge => "hg.nedges",
+                PropOwner::Triangle => "dm.triangle_capacity()",
+                PropOwner::Vertex => "dm.vertex_capacity()",
+            }
+            .to_string(),
             input: p.input,
         });
     }
@@ -229,7 +254,22 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
     for (id, k) in m.kernels.iter() {
         let graph = device::graph_param(k).unwrap_or(&m.graph.name);
         let coherent = device::coherent_props(k);
+        let indexes_arrays = k.facts().indexes_arrays;
+        for (l, local) in k.body.locals.iter() {
+            if let LocalKind::Array { len } = local.kind
+                && indexes_arrays
+            {
+                t.array_errors.push(ArrayErrorDef {
+                    code: format!("0x{:x}u", expr::array_error_code(id.index(), l)),
+                    what: format!(
+                        "index out of range of the local array `{}` ({len} elements) in kernel `{}`",
+                        local.name, k.name
+                    ),
+                });
+            }
+        }
         let mut e = stmt::Emitter::new(m, &k.body, Side::Device, graph, 1);
+        e.x.error_base = expr::array_error_code(id.index(), LocalId::from_index(0));
         e.asynchrony = k.asynchronous;
         e.x.asynchronous = k.asynchronous.is_some();
         e.x.coherent = &coherent;
@@ -278,6 +318,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
                     input: false,
                 });
             }
+            Output::Mesh => {}
             Output::Property(p) => {
                 let p = m.prop(*p);
                 t.output_arrays.push(OutputDef {

@@ -52,6 +52,7 @@ impl<'a> Emitter<'a> {
                 graph,
                 asynchronous: false,
                 coherent: &[],
+                error_base: 0,
             },
             w: Writer::new(level),
             continues: Vec::new(),
@@ -112,11 +113,36 @@ impl<'a> Emitter<'a> {
             }
             StmtKind::LetArray { local, elems } => {
                 let items: Vec<String> = elems.iter().map(|e| self.x.cond(*e)).collect();
+                let l = &body.locals[*local];
+                let len = crate::expr::array_len(body, *local);
+                let init = match (items.is_empty(), l.kind) {
+                    // The compiler's copy of an `Exclusive` array: filled before it is read.
+                    (true, LocalKind::Array { .. }) if l.name.starts_with("irgl_") => String::new(),
+                    (true, _) => " = {}".to_string(),
+                    (false, _) => format!(" = {{{}}}", items.join(", ")),
+                };
                 self.w.line(format!(
-                    "uint32_t {}[{}] = {{{}}};",
+                    "{} {}[{len}]{init};",
+                    c_type(l.ty),
                     self.x.local(*local),
-                    items.len(),
-                    items.join(", ")
+                ));
+            }
+            StmtKind::CopyArray { dst, src, count } => {
+                let n = self.x.local(*count);
+                self.w.line(format!(
+                    "{n} = irgl::copy_prefix({}, {}, {n}, &irgl_error, 0x{:x}u);",
+                    self.x.local(*dst),
+                    self.x.local(*src),
+                    self.x.error_base | src.index() as u32
+                ));
+            }
+            StmtKind::MeshUpdate(m, args) => {
+                let a: Vec<String> = args.iter().map(|a| self.x.cond(*a)).collect();
+                self.w.line(format!(
+                    "{}.mesh.{}({});",
+                    self.x.graph(),
+                    m.name(),
+                    a.join(", ")
                 ));
             }
             StmtKind::Assign { place, op, value } => {
@@ -285,6 +311,9 @@ impl<'a> Emitter<'a> {
                     Some(b) => format!("static_cast<{ty}>(get_{name}() {} {v})", b.spelling()),
                 };
                 format!("set_{name}({value})")
+            }
+            (Side::Host, Place::ArrayElement { .. }) => {
+                panic!("an array element in host code: the checker rejects it")
             }
             (Side::Host, Place::Element { prop, index }) => {
                 let p = self.m().prop(*prop);

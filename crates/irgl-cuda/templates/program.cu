@@ -10,7 +10,7 @@ constexpr int BLOCK = {{ block_size }};
 
 // ---- constants
 {%- for c in consts %}
-constexpr {{ c.ty }} {{ c.name }} = {{ c.value }};
+[[maybe_unused]] constexpr {{ c.ty }} {{ c.name }} = {{ c.value }};
 {%- endfor %}
 {%- endif %}
 
@@ -30,10 +30,22 @@ static Params h_params;
 __device__ {{ g.ty }} {{ g.name }};
 {%- endfor %}
 {%- endif %}
+{%- if !array_errors.is_empty() %}
+
+// ---- the first error a kernel met (an index out of range of a local array), 0 for none
+__device__ unsigned int irgl_error;
+{%- endif %}
+{%- if mesh %}
+
+// ---- the mesh and its properties, as kernels see them
+struct G {
+  irgl::Mesh mesh;
+{%- else %}
 
 // ---- the graph and its properties, as kernels see them
 struct G {
   irgl::Graph csr;
+{%- endif %}
 {%- for p in props %}
   {{ p.ty }}* {{ p.name }};
 {%- endfor %}
@@ -66,8 +78,13 @@ struct G {
 
 // ---- host side
 struct Host {
+{%- if mesh %}
+  irgl::HostMesh hm;
+  irgl::DeviceMesh dm;
+{%- else %}
   irgl::HostGraph hg;
   irgl::DeviceGraph dg;
+{%- endif %}
   G g;
 {%- for p in props %}
 {%- if !p.input %}
@@ -86,17 +103,28 @@ struct Host {
 {%- endif %}
   uint64_t iterations = 0;
 
+{%- if mesh %}
+  // Each refinement adds one vertex and at least two triangle slots.
+  Host(irgl::HostMesh input, uint64_t triangle_capacity, uint32_t wl_capacity)
+      : hm(std::move(input)),
+        dm(hm, triangle_capacity, hm.nvertices + (triangle_capacity - hm.ntriangles) / 2 + 1),
+{%- else %}
   Host(irgl::HostGraph graph, uint32_t wl_capacity)
       : hg(std::move(graph)),
         dg(hg),
+{%- endif %}
 {%- for p in props %}
 {%- if !p.input %}
-        {{ p.name }}(hg.{% if p.on_edges %}nedges{% else %}nnodes{% endif %}),
+        {{ p.name }}({{ p.size }}),
 {%- endif %}
 {%- endfor %}
         wl(wl_capacity){% if asynchronous %},
         queue(wl_capacity){% endif %} {
+{%- if mesh %}
+    g.mesh = dm.view();
+{%- else %}
     g.csr = dg.view();
+{%- endif %}
 {%- for p in props %}
 {%- if p.input %}
     g.{{ p.name }} = reinterpret_cast<{{ p.ty }}*>(const_cast<uint32_t*>(g.csr.edge_data));
@@ -144,9 +172,37 @@ static void write_device(T* p, uint64_t n, uint64_t i, T v) {
   IRGL_CHECK(cudaMemcpy(p + i, &v, sizeof v, cudaMemcpyHostToDevice));
 }
 
+{%- if !array_errors.is_empty() %}
+
+/// After a launch of `kernel`: reports the first index out of range of a local array that a
+/// thread met, and exits.
+[[maybe_unused]] static void check_device_error(const char* kernel) {
+  unsigned int code = 0;
+  IRGL_CHECK(cudaMemcpyFromSymbol(&code, irgl_error, sizeof code));
+  if (code == 0) return;
+  const char* what = "index out of range of a local array";
+  switch (code) {
+{%- for a in array_errors %}
+    case {{ a.code }}: what = "{{ a.what }}"; break;
+{%- endfor %}
+    default: break;
+  }
+  irgl::fatal("%s (found after a launch of %s)", what, kernel);
+}
+{%- endif %}
+
 /// The state a run starts from: properties zero, globals at their initial values, empty
-/// worklists, the graph's edge data as loaded (for `--repeat`).
+/// worklists, the graph's edge data (or the mesh) as loaded (for `--repeat`).
 static void reset_state(Host& h) {
+{%- if mesh %}
+  h.dm.reset(h.hm);
+{%- endif %}
+{%- if !array_errors.is_empty() %}
+  {
+    const unsigned int none = 0;
+    IRGL_CHECK(cudaMemcpyToSymbol(irgl_error, &none, sizeof none));
+  }
+{%- endif %}
 {%- for p in props %}
 {%- if !p.input %}
   h.{{ p.name }}.zero();
@@ -197,12 +253,24 @@ static void run_main(Host& h) {
 
 static int run(int argc, char** argv) {
   irgl::ArgParser args("{{ program }}", "{{ description }}");
+{%- if mesh %}
+  args.add_positional("mesh", "input mesh in the .mesh format (make one with `irglc mesh generate`, or convert Triangle files with `irglc mesh convert`)");
+{%- else %}
   args.add_positional("graph", "input graph in Galois .gr format (convert others with `irglc graph convert`)");
+{%- endif %}
 {%- for p in params %}
   args.add<{{ p.flag_ty }}>("{{ p.flag }}", {{ p.flag_value }}, "{{ p.help }}");
 {%- endfor %}
   args.add<std::string>("output", "{{ program }}.out", "file the outputs are written to");
+{%- if mesh %}
+{%- if mesh_output %}
+  args.add<std::string>("mesh-output", "{{ program }}.mesh", "file the output mesh is written to");
+{%- endif %}
+  args.add<uint64_t>("mesh-capacity", 0, "triangle slots for the mesh as it grows, deleted ones included (0: 16 x the input's triangles + 4096)");
+  args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x the mesh capacity + 1024)");
+{%- else %}
   args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x edges + nodes + 1024)");
+{%- endif %}
   args.add<bool>("kernel-times", false, "also time each kernel's launches (events around each; the record's `kernels`, medians over the runs)");
   args.add<uint64_t>("repeat", 1, "run the program this many times from the same start; time_ms is the median, outputs come from the last run");
   args.parse(argc, argv);
@@ -210,10 +278,15 @@ static int run(int argc, char** argv) {
   h_params.{{ p.name }} = static_cast<{{ p.ty }}>(args.get<{{ p.flag_ty }}>("{{ p.flag }}"));
 {%- endfor %}
 
+{%- if mesh %}
+  const std::string graph_path = args.positional("mesh");
+  irgl::HostMesh hm = irgl::load_mesh(graph_path);
+{%- else %}
   const std::string graph_path = args.positional("graph");
   irgl::HostGraph hg = irgl::load_gr(graph_path);
+{%- endif %}
 {%- for p in params %}
-{%- if p.is_node %}
+{%- if p.is_node && !mesh %}
   if (h_params.{{ p.name }} >= hg.nnodes) {
     std::fprintf(stderr, "error: --{{ p.flag }} %llu is not a node of %s (it has %u nodes)\n",
                  static_cast<unsigned long long>(h_params.{{ p.name }}), graph_path.c_str(), hg.nnodes);
@@ -238,10 +311,25 @@ static int run(int argc, char** argv) {
       return 1;
     }
   }
+{%- if mesh %}
+  uint64_t mesh_capacity = args.get<uint64_t>("mesh-capacity");
+  if (mesh_capacity == 0) mesh_capacity = 16ull * hm.ntriangles + 4096;
+  if (mesh_capacity > irgl::kMeshMaxCapacity) mesh_capacity = irgl::kMeshMaxCapacity;
+  if (mesh_capacity < hm.ntriangles) {
+    std::fprintf(stderr, "error: --mesh-capacity %llu is below the input's %u triangles\n",
+                 static_cast<unsigned long long>(mesh_capacity), hm.ntriangles);
+    return 1;
+  }
+  uint64_t capacity = args.get<uint64_t>("wl-capacity");
+  if (capacity == 0) capacity = 2ull * mesh_capacity + 1024;
+  if (capacity > 0xffffffffull) capacity = 0xffffffffull;
+  Host h(std::move(hm), mesh_capacity, static_cast<uint32_t>(capacity));
+{%- else %}
   uint64_t capacity = args.get<uint64_t>("wl-capacity");
   if (capacity == 0) capacity = 2ull * hg.nedges + hg.nnodes + 1024;
   if (capacity > 0xffffffffull) capacity = 0xffffffffull;
   Host h(std::move(hg), static_cast<uint32_t>(capacity));
+{%- endif %}
   {
     int device = 0, sms = 0, per_sm = 0;
     IRGL_CHECK(cudaGetDevice(&device));
@@ -272,7 +360,16 @@ static int run(int argc, char** argv) {
     if (h.times.enabled) kernel_times.push_back(h.times.collect());
   }
 
+{%- if mesh %}
+  // A mesh program's output file counts the output mesh's vertices and triangles.
+  const irgl::HostMesh result = h.dm.download();
+{%- if mesh_output %}
+  irgl::write_mesh(args.get<std::string>("mesh-output"), result);
+{%- endif %}
+  irgl::OutputWriter out(args.get<std::string>("output"), "{{ program }}", result.nvertices, result.ntriangles);
+{%- else %}
   irgl::OutputWriter out(args.get<std::string>("output"), "{{ program }}", h.hg.nnodes, h.hg.nedges);
+{%- endif %}
 {%- for p in params %}
   out.param("{{ p.name }}", h_params.{{ p.name }});
 {%- endfor %}
@@ -295,8 +392,13 @@ static int run(int argc, char** argv) {
   irgl::RunRecord record;
   record.program = "{{ program }}";
   record.graph = graph_path;
+{%- if mesh %}
+  record.nodes = h.hm.nvertices;
+  record.edges = h.hm.ntriangles;
+{%- else %}
   record.nodes = h.hg.nnodes;
   record.edges = h.hg.nedges;
+{%- endif %}
   record.times_ms = times;
   record.time_ms = irgl::median(times);
   record.iterations = h.iterations;

@@ -34,12 +34,10 @@ pub fn dump_module(m: &Module, opts: DumpOptions) -> String {
     } else {
         format!(" : {}", attrs.join(", "))
     };
-    let _ = writeln!(out, "graph {}{attrs}", m.graph.name);
+    let word = if m.graph.mesh { "mesh" } else { "graph" };
+    let _ = writeln!(out, "{word} {}{attrs}", m.graph.name);
     for (i, p) in m.graph.props.iter().enumerate() {
-        let owner = match p.owner {
-            PropOwner::Node => "node",
-            PropOwner::Edge => "edge",
-        };
+        let owner = p.owner.spelling();
         let input = if p.input { "input " } else { "" };
         let _ = writeln!(out, "  p{i} {input}{owner} {}: {}", p.name, p.ty);
     }
@@ -59,6 +57,7 @@ pub fn dump_module(m: &Module, opts: DumpOptions) -> String {
             .map(|o| match o {
                 Output::Property(p) => m.prop(*p).name.clone(),
                 Output::Global(g) => format!("@{}", m.globals[g.index()].name),
+                Output::Mesh => m.graph.name.clone(),
             })
             .collect();
         let _ = writeln!(out, "output {}", names.join(", "));
@@ -182,6 +181,9 @@ impl Printer<'_> {
             Place::Element { prop, index } => {
                 format!("{}[{}]", self.m.prop(*prop).name, self.expr(*index))
             }
+            Place::ArrayElement { array, index } => {
+                format!("{}[{}]", self.local(*array), self.expr(*index))
+            }
         }
     }
 
@@ -189,6 +191,7 @@ impl Printer<'_> {
         match s {
             Space::Worklist => "WL".into(),
             Space::Nodes => "nodes".into(),
+            Space::Triangles => "triangles".into(),
             Space::Edges { node } => format!("edges({})", self.expr(*node)),
             Space::Range { lo, hi } => format!("{}..{}", self.operand(*lo), self.operand(*hi)),
             Space::Inspected => "inspected".into(),
@@ -208,13 +211,16 @@ impl Printer<'_> {
             StmtKind::LetArray { local, elems } => {
                 let items: Vec<String> = elems.iter().map(|e| self.expr(*e)).collect();
                 let l = &self.body.locals[*local];
-                let text = format!(
-                    "let {local}:{}: [{}; {}] = [{}]",
-                    l.name,
-                    l.ty,
-                    items.len(),
-                    items.join(", ")
-                );
+                let len = match l.kind {
+                    LocalKind::Array { len } => len as usize,
+                    _ => items.len(),
+                };
+                let init = if items.is_empty() {
+                    "zero".to_string()
+                } else {
+                    format!("[{}]", items.join(", "))
+                };
+                let text = format!("let {local}:{}: [{}; {len}] = {init}", l.name, l.ty);
                 self.line(s, &text);
             }
             StmtKind::Assign { place, op, value } => {
@@ -335,12 +341,29 @@ impl Printer<'_> {
                 let text = format!("unlock {}[{}]", self.m.prop(*locks).name, self.expr(*index));
                 self.line(s, &text);
             }
-            StmtKind::ReleaseMarks { marks, ids } => {
+            StmtKind::ReleaseMarks { marks, ids, count } => {
                 let text = format!(
-                    "release_marks {} {}",
+                    "release_marks {} {}{}",
                     self.m.prop(*marks).name,
-                    self.local(*ids)
+                    self.local(*ids),
+                    count
+                        .map(|c| format!("[..{}]", self.local(c)))
+                        .unwrap_or_default()
                 );
+                self.line(s, &text);
+            }
+            StmtKind::CopyArray { dst, src, count } => {
+                let text = format!(
+                    "copy {} = {}[..{}]",
+                    self.local(*dst),
+                    self.local(*src),
+                    self.local(*count)
+                );
+                self.line(s, &text);
+            }
+            StmtKind::MeshUpdate(m, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+                let text = format!("mesh.{}({})", m.name(), args.join(", "));
                 self.line(s, &text);
             }
             StmtKind::GridSync => self.line(s, "grid_sync"),
@@ -450,6 +473,13 @@ impl Printer<'_> {
             ExprKind::Element { prop, index } => {
                 format!("{}[{}]", self.m.prop(*prop).name, self.expr(*index))
             }
+            ExprKind::ArrayElement { array, index } => {
+                format!("{}[{}]", self.local(*array), self.expr(*index))
+            }
+            ExprKind::MeshQuery(m, args) => {
+                let args: Vec<String> = args.iter().map(|a| self.expr(*a)).collect();
+                format!("mesh.{}({})", m.name(), args.join(", "))
+            }
             ExprKind::Unary(op, a) => format!("{}{}", op.spelling(), self.operand(*a)),
             ExprKind::Binary(op, a, b) => {
                 format!(
@@ -482,6 +512,8 @@ impl Printer<'_> {
             ExprKind::GraphSize(f) => match f {
                 GraphField::NNodes => "nnodes".into(),
                 GraphField::NEdges => "nedges".into(),
+                GraphField::NTriangles => "ntriangles".into(),
+                GraphField::NVertices => "nvertices".into(),
             },
             ExprKind::GraphQuery(m, a) => {
                 let name = match m {
@@ -500,11 +532,14 @@ impl Printer<'_> {
                     self.expr(*index)
                 )
             }
-            ExprKind::TryMarks { marks, ids } => {
+            ExprKind::TryMarks { marks, ids, count } => {
                 format!(
-                    "try_marks {} {}",
+                    "try_marks {} {}{}",
                     self.m.prop(*marks).name,
-                    self.local(*ids)
+                    self.local(*ids),
+                    count
+                        .map(|c| format!("[..{}]", self.local(c)))
+                        .unwrap_or_default()
                 )
             }
             ExprKind::WorklistSize(w) => format!("wl.{}.size", wl_name(*w)),
@@ -535,6 +570,15 @@ fn builtin_name(b: Builtin) -> &'static str {
         Builtin::Abs => "abs",
         Builtin::Sqrt => "sqrt",
         Builtin::Fabs => "fabs",
+        Builtin::Orient => "orient",
+        Builtin::Incircle => "incircle",
+        Builtin::Midpoint => "midpoint",
+        Builtin::SplitPoint => "split_point",
+        Builtin::Circumcenter => "circumcenter",
+        Builtin::MinAngle => "min_angle",
+        Builtin::MakePoint => "point",
+        Builtin::PointX => "x",
+        Builtin::PointY => "y",
     }
 }
 

@@ -20,7 +20,21 @@ impl Body {
         let l = |x: LocalId| *map.get(&x).unwrap_or(&x);
         let kind = match kind {
             ExprKind::Local(x) => ExprKind::Local(l(x)),
-            ExprKind::TryMarks { marks, ids } => ExprKind::TryMarks { marks, ids: l(ids) },
+            ExprKind::TryMarks { marks, ids, count } => ExprKind::TryMarks {
+                marks,
+                ids: l(ids),
+                count: count.map(l),
+            },
+            ExprKind::ArrayElement { array, index } => ExprKind::ArrayElement {
+                array: l(array),
+                index: self.clone_expr_with(index, map),
+            },
+            ExprKind::MeshQuery(m, args) => ExprKind::MeshQuery(
+                m,
+                args.into_iter()
+                    .map(|a| self.clone_expr_with(a, map))
+                    .collect(),
+            ),
             ExprKind::Element { prop, index } => ExprKind::Element {
                 prop,
                 index: self.clone_expr_with(index, map),
@@ -86,6 +100,10 @@ impl Body {
                 index: self.clone_expr_with(index, map),
             },
             Place::Local(x) => Place::Local(*map.get(&x).unwrap_or(&x)),
+            Place::ArrayElement { array, index } => Place::ArrayElement {
+                array: *map.get(&array).unwrap_or(&array),
+                index: self.clone_expr_with(index, map),
+            },
             p => p,
         }
     }
@@ -200,10 +218,22 @@ impl Body {
                 locks,
                 index: self.clone_expr_with(index, map),
             },
-            StmtKind::ReleaseMarks { marks, ids } => StmtKind::ReleaseMarks {
+            StmtKind::ReleaseMarks { marks, ids, count } => StmtKind::ReleaseMarks {
                 marks,
                 ids: *map.get(&ids).unwrap_or(&ids),
+                count: count.map(|c| *map.get(&c).unwrap_or(&c)),
             },
+            StmtKind::CopyArray { dst, src, count } => StmtKind::CopyArray {
+                dst: *map.get(&dst).unwrap_or(&dst),
+                src: *map.get(&src).unwrap_or(&src),
+                count: *map.get(&count).unwrap_or(&count),
+            },
+            StmtKind::MeshUpdate(m, args) => StmtKind::MeshUpdate(
+                m,
+                args.into_iter()
+                    .map(|a| self.clone_expr_with(a, map))
+                    .collect(),
+            ),
             StmtKind::Phase(p) => StmtKind::Phase(Phase {
                 guard: p.guard,
                 body: self.clone_block(&p.body, map),

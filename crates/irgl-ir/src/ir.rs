@@ -3,7 +3,8 @@
 use crate::entity::Arena;
 
 pub use irgl_check::{
-    AtomicOp, Builtin, ConstId, GlobalId, GraphField, GraphMethod, ParamId, PropId, Ty, Value,
+    AtomicOp, Builtin, ConstId, GlobalId, GraphField, GraphMethod, MeshMethod, ParamId, PropId, Ty,
+    Value,
 };
 pub use irgl_diagnostics::Span;
 pub use irgl_syntax::ast::{BinaryOp, PropOwner, Reduction, UnaryOp};
@@ -87,6 +88,10 @@ pub struct LaunchConfig {
 pub struct Graph {
     /// How `main` names the graph (`g`).
     pub name: String,
+    /// The input is a triangle mesh (`mesh m { ... }`): its properties belong to triangles
+    /// and vertices, and kernels reach it through [`ExprKind::MeshQuery`] and
+    /// [`StmtKind::MeshUpdate`].
+    pub mesh: bool,
     pub symmetric: bool,
     pub simple: bool,
     /// Indexed by [`PropId`], in declaration order.
@@ -133,6 +138,8 @@ pub struct Global {
 pub enum Output {
     Property(PropId),
     Global(GlobalId),
+    /// The mesh as it is at the end (`output m;`).
+    Mesh,
 }
 
 /// A GPU kernel.
@@ -218,8 +225,8 @@ pub enum LocalKind {
     ForAllVar,
     /// Made by the compiler; its name starts with `irgl_`.
     Temp,
-    /// A fixed-size array of `len` elements of `ty`, made by the compiler (the elements of an
-    /// `Exclusive`).
+    /// A fixed-size array of `len` elements of `ty`: a `let a: [T; len];` of the program, or
+    /// made by the compiler (the elements of an `Exclusive`).
     Array { len: u32 },
 }
 
@@ -268,8 +275,17 @@ pub enum ExprKind {
         place: Place,
         args: Vec<ExprId>,
     },
-    /// `g.nnodes`, `g.nedges`
+    /// `a[index]`: an element of an array local; an index out of range is reported by the
+    /// device's error flag (the element read is then the first).
+    ArrayElement {
+        array: LocalId,
+        index: ExprId,
+    },
+    /// `g.nnodes`, `g.nedges`, `m.ntriangles`, `m.nvertices`
     GraphSize(GraphField),
+    /// A method of the mesh with a value: `m.vertex(t, i)`, `m.neighbor(t, i)`, `m.point(v)`,
+    /// `m.deleted(t)`, and the allocations `m.add_vertex(p)`, `m.add_triangle(a, b, c)`.
+    MeshQuery(MeshMethod, Vec<ExprId>),
     /// `g.dst(e)`, `g.degree(n)`, `g.edge_begin(n)`, `g.edge_end(n)`
     GraphQuery(GraphMethod, ExprId),
     /// `WL.pop(i)`: item `i` of the input worklist.
@@ -279,11 +295,12 @@ pub enum ExprKind {
         locks: PropId,
         index: ExprId,
     },
-    /// Tries once to mark every element of the array local `ids` in the `mark` property
-    /// `marks`, all or nothing: true if all were taken.
+    /// Tries once to mark every element of the array local `ids` (its first `count`, when
+    /// given) in the `mark` property `marks`, all or nothing: true if all were taken.
     TryMarks {
         marks: PropId,
         ids: LocalId,
+        count: Option<LocalId>,
     },
     /// Host: the number of items in a worklist of the current set.
     WorklistSize(WorklistRef),
@@ -296,7 +313,16 @@ pub enum ExprKind {
 pub enum Place {
     Local(LocalId),
     Global(GlobalId),
-    Element { prop: PropId, index: ExprId },
+    Element {
+        prop: PropId,
+        index: ExprId,
+    },
+    /// `a[index]`, checked as [`ExprKind::ArrayElement`] (an index out of range writes
+    /// nothing).
+    ArrayElement {
+        array: LocalId,
+        index: ExprId,
+    },
 }
 
 /// One of the worklists of the current set.
@@ -324,7 +350,8 @@ pub enum StmtKind {
         local: LocalId,
         init: Option<ExprId>,
     },
-    /// Declares the array local `local` with these elements (its length).
+    /// Declares the array local `local` with these elements (its length), or zero-filled
+    /// when `elems` is empty.
     LetArray {
         local: LocalId,
         elems: Vec<ExprId>,
@@ -365,11 +392,22 @@ pub enum StmtKind {
         locks: PropId,
         index: ExprId,
     },
-    /// Releases the marks taken by a successful `TryMarks` on the same `marks` and `ids`.
+    /// Releases the marks taken by a successful `TryMarks` on the same `marks`, `ids` and
+    /// `count`.
     ReleaseMarks {
         marks: PropId,
         ids: LocalId,
+        count: Option<LocalId>,
     },
+    /// Copies the first `count` elements of array `src` into array `dst` (as long as `src`);
+    /// a `count` beyond the length is reported by the device's error flag.
+    CopyArray {
+        dst: LocalId,
+        src: LocalId,
+        count: LocalId,
+    },
+    /// A method of the mesh without a value: `m.set_neighbor(t, i, n)`, `m.remove(t)`.
+    MeshUpdate(MeshMethod, Vec<ExprId>),
     /// `SyncRunningThreads`: a barrier across every thread of the launch.
     GridSync,
     /// Part of the body of a uniform outer `ForAll`, run only by the threads that `guard`
@@ -446,6 +484,8 @@ pub enum Space {
     Worklist,
     /// Every node.
     Nodes,
+    /// Every triangle slot of the mesh in use when the kernel starts.
+    Triangles,
     /// The out-edges of a node.
     Edges { node: ExprId },
     /// `lo..hi` in the variable's type.
@@ -801,6 +841,12 @@ pub struct KernelFacts {
     pub has_forall: bool,
     /// Has an outermost `ForAll` over the nodes: the launch is sized by the node count.
     pub over_nodes: bool,
+    /// Has an outermost `ForAll` over the mesh's triangles.
+    pub over_triangles: bool,
+    /// Adds vertices or triangles to the mesh: its launches check the mesh's capacity.
+    pub grows_mesh: bool,
+    /// Indexes arrays: its launches check the device's error flag (an index out of range).
+    pub indexes_arrays: bool,
     /// Runs asynchronously: takes the task queue, launched on every resident block.
     pub asynchronous: bool,
 }
@@ -817,6 +863,7 @@ impl Kernel {
                         f.has_forall = true;
                         f.pops |= fa.space == Space::Worklist;
                         f.over_nodes |= fa.space == Space::Nodes;
+                        f.over_triangles |= fa.space == Space::Triangles;
                     }
                     k => {
                         for b in crate::visit::child_blocks(k) {
@@ -835,10 +882,20 @@ impl Kernel {
             }
             StmtKind::Reduce(_) => f.reduces = true,
             StmtKind::GridSync => f.cooperative = true,
+            StmtKind::CopyArray { .. }
+            | StmtKind::Assign {
+                place: Place::ArrayElement { .. },
+                ..
+            } => f.indexes_arrays = true,
             _ => {}
         });
-        crate::visit::walk_block_exprs(body, &body.block, &mut |e| {
-            f.uses_worklist |= matches!(body.exprs[e].kind, ExprKind::Pop(_));
+        crate::visit::walk_block_exprs(body, &body.block, &mut |e| match &body.exprs[e].kind {
+            ExprKind::Pop(_) => f.uses_worklist = true,
+            ExprKind::ArrayElement { .. } => f.indexes_arrays = true,
+            ExprKind::MeshQuery(MeshMethod::AddVertex | MeshMethod::AddTriangle, _) => {
+                f.grows_mesh = true
+            }
+            _ => {}
         });
         f.uses_worklist |= f.pops;
         f.asynchronous = self.asynchronous.is_some();

@@ -28,6 +28,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
     let graph = info.graph.as_ref().expect("a checked program has a graph");
     let module_graph = Graph {
         name: graph.name.clone(),
+        mesh: graph.mesh,
         symmetric: graph.attrs.symmetric,
         simple: graph.attrs.simple,
         props: graph
@@ -83,6 +84,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             {
                 OutputTarget::Property(p) => Output::Property(p),
                 OutputTarget::Global(g) => Output::Global(g),
+                OutputTarget::Mesh => Output::Mesh,
             }
         })
         .collect();
@@ -313,6 +315,11 @@ impl<'a> BodyBuilder<'a> {
             },
             ast::ExprKind::Field { field, .. } => match self.info().resolution(e.id) {
                 Some(Resolution::GraphField(f)) => ExprKind::GraphSize(f),
+                Some(Resolution::PointCoord { def, y }) => {
+                    let p = self.local_expr(self.local_of(def));
+                    let b = if y { Builtin::PointY } else { Builtin::PointX };
+                    ExprKind::Builtin(b, vec![p])
+                }
                 r => panic!("field {} resolved to {r:?}", field.name),
             },
             ast::ExprKind::Index { index, prop, .. } => {
@@ -322,8 +329,18 @@ impl<'a> BodyBuilder<'a> {
                     index: self.expr(index),
                 }
             }
+            ast::ExprKind::ArrayIndex { base, index } => match self.info().resolution(e.id) {
+                Some(Resolution::Local { def, .. }) => ExprKind::ArrayElement {
+                    array: self.local_of(def),
+                    index: self.expr(index),
+                },
+                r => panic!("array {} resolved to {r:?}", base.name),
+            },
             ast::ExprKind::Method { method, args, .. } => match self.info().resolution(e.id) {
                 Some(Resolution::GraphMethod(m)) => ExprKind::GraphQuery(m, self.expr(&args[0])),
+                Some(Resolution::MeshMethod(m)) => {
+                    ExprKind::MeshQuery(m, args.iter().map(|a| self.expr(a)).collect())
+                }
                 r => panic!("method {} resolved to {r:?}", method.name),
             },
             ast::ExprKind::Pop(i) => ExprKind::Pop(self.expr(i)),
@@ -352,6 +369,13 @@ impl<'a> BodyBuilder<'a> {
             ast::ExprKind::Index { prop, index, .. } => Place::Element {
                 prop: self.prop_of(e, &prop.name),
                 index: self.expr(index),
+            },
+            ast::ExprKind::ArrayIndex { base, index } => match self.info().resolution(e.id) {
+                Some(Resolution::Local { def, .. }) => Place::ArrayElement {
+                    array: self.local_of(def),
+                    index: self.expr(index),
+                },
+                r => panic!("array {} resolved to {r:?}", base.name),
             },
             _ => panic!("assignment to a non-place at {:?}", e.span),
         }
@@ -554,6 +578,22 @@ impl<'a> BodyBuilder<'a> {
     fn stmt(&mut self, s: &ast::Stmt, out: &mut Block) {
         let span = s.span;
         match &s.kind {
+            ast::StmtKind::LetArray { name, .. } => {
+                let local = self.declare(s.id, name, LocalKind::Let);
+                let len = match self.info().array_lens.get(&s.id) {
+                    Some(&len) => len,
+                    None => panic!("array {} has a length", name.name),
+                };
+                self.body.locals[local].kind = LocalKind::Array { len };
+                self.stmt_into(
+                    out,
+                    StmtKind::LetArray {
+                        local,
+                        elems: Vec::new(),
+                    },
+                    span,
+                );
+            }
             ast::StmtKind::Let { name, init, .. } => {
                 let init = self.value(init, out);
                 let local = self.declare(s.id, name, LocalKind::Let);
@@ -587,6 +627,18 @@ impl<'a> BodyBuilder<'a> {
                 ast::ExprKind::Invoke { reduction, call } if self.side == Side::Host => {
                     // The reduction's value is not used: launch for the effect.
                     self.reduce_invoke(call, *reduction, out);
+                }
+                ast::ExprKind::Method { args, .. }
+                    if matches!(
+                        self.info().resolution(e.id),
+                        Some(Resolution::MeshMethod(m)) if m.signature().1 == Ty::Void
+                    ) =>
+                {
+                    let Some(Resolution::MeshMethod(m)) = self.info().resolution(e.id) else {
+                        unreachable!()
+                    };
+                    let args = args.iter().map(|a| self.expr(a)).collect();
+                    self.stmt_into(out, StmtKind::MeshUpdate(m, args), span);
                 }
                 _ => {
                     let v = self.value(e, out);
@@ -649,9 +701,25 @@ impl<'a> BodyBuilder<'a> {
             ast::StmtKind::Exclusive {
                 object,
                 elements,
+                upto: None,
                 body,
                 otherwise,
             } => self.exclusive(object, elements, body, otherwise.as_ref(), span, out),
+            ast::StmtKind::Exclusive {
+                object,
+                elements,
+                upto: Some(upto),
+                body,
+                otherwise,
+            } => self.exclusive_prefix(
+                object,
+                &elements[0],
+                upto,
+                body,
+                otherwise.as_ref(),
+                span,
+                out,
+            ),
             ast::StmtKind::SyncRunningThreads => self.stmt_into(out, StmtKind::GridSync, span),
             ast::StmtKind::Retry { kind, item } => {
                 let item = self.expr(item);
@@ -799,6 +867,7 @@ impl<'a> BodyBuilder<'a> {
         let space = match iter {
             ast::Iter::Worklist { .. } => Space::Worklist,
             ast::Iter::Nodes { .. } => Space::Nodes,
+            ast::Iter::Triangles { .. } => Space::Triangles,
             ast::Iter::Edges { node, .. } => Space::Edges {
                 node: self.expr(node),
             },
@@ -965,10 +1034,88 @@ impl<'a> BodyBuilder<'a> {
         };
         let mut scope = Vec::new();
         self.stmt_into(&mut scope, StmtKind::LetArray { local: ids, elems }, span);
+        self.marking_protocol(marks, ids, None, body, otherwise, span, scope, out);
+    }
+
+    /// `Exclusive (m.mk, a[..n]) { body } [Else { otherwise }]`: the protocol over a copy of
+    /// the array's first `n` elements (the protocol sorts its array in place).
+    #[allow(clippy::too_many_arguments)]
+    fn exclusive_prefix(
+        &mut self,
+        object: &ast::Expr,
+        array: &ast::Expr,
+        upto: &ast::Expr,
+        body: &ast::Block,
+        otherwise: Option<&ast::Block>,
+        span: Span,
+        out: &mut Block,
+    ) {
+        let marks = match self.info().resolution(object.id) {
+            Some(Resolution::NodeProperty(p)) => p,
+            r => panic!("the object of Exclusive at {span:?} resolved to {r:?}"),
+        };
+        let src = match self.info().resolution(array.id) {
+            Some(Resolution::Local { def, .. }) => self.local_of(def),
+            r => panic!("the array of Exclusive at {span:?} resolved to {r:?}"),
+        };
+        let LocalKind::Array { len } = self.body.locals[src].kind else {
+            panic!("the array of Exclusive at {span:?} is not an array local");
+        };
+        let mut scope = Vec::new();
+        let n = self.temp("n", Ty::U32, span);
+        let value = self.expr(upto);
+        self.stmt_into(
+            &mut scope,
+            StmtKind::Let {
+                local: n,
+                init: Some(value),
+            },
+            span,
+        );
+        let ids = self.temp("ids", Ty::U32, span);
+        self.body.locals[ids].kind = LocalKind::Array { len };
+        self.stmt_into(
+            &mut scope,
+            StmtKind::LetArray {
+                local: ids,
+                elems: Vec::new(),
+            },
+            span,
+        );
+        self.stmt_into(
+            &mut scope,
+            StmtKind::CopyArray {
+                dst: ids,
+                src,
+                count: n,
+            },
+            span,
+        );
+        self.marking_protocol(marks, ids, Some(n), body, otherwise, span, scope, out);
+    }
+
+    /// The end of both forms of `Exclusive`: `if (TryMarks) { body; ReleaseMarks } else
+    /// { otherwise }` after the statements in `scope` that fill `ids`, all in one scope.
+    #[allow(clippy::too_many_arguments)]
+    fn marking_protocol(
+        &mut self,
+        marks: PropId,
+        ids: LocalId,
+        count: Option<LocalId>,
+        body: &ast::Block,
+        otherwise: Option<&ast::Block>,
+        span: Span,
+        mut scope: Block,
+        out: &mut Block,
+    ) {
         let mut locked = self.block(body);
-        self.stmt_into(&mut locked, StmtKind::ReleaseMarks { marks, ids }, span);
+        self.stmt_into(
+            &mut locked,
+            StmtKind::ReleaseMarks { marks, ids, count },
+            span,
+        );
         let else_block = otherwise.map(|b| self.block(b)).unwrap_or_default();
-        let taken = self.add(ExprKind::TryMarks { marks, ids }, Ty::Bool, span);
+        let taken = self.add(ExprKind::TryMarks { marks, ids, count }, Ty::Bool, span);
         self.stmt_into(
             &mut scope,
             StmtKind::If {

@@ -289,7 +289,8 @@ impl<'a> Verifier<'a> {
                     }
                 }
                 match body.locals.get(*local).map(|l| l.kind) {
-                    Some(LocalKind::Array { len }) if len as usize == elems.len() => {}
+                    Some(LocalKind::Array { len })
+                        if len as usize == elems.len() || elems.is_empty() => {}
                     k => self.err(format!(
                         "LetArray of a {k:?} local with {} elements",
                         elems.len()
@@ -439,9 +440,28 @@ impl<'a> Verifier<'a> {
                 }
                 self.index(*index);
             }
-            StmtKind::ReleaseMarks { marks, ids } => {
+            StmtKind::ReleaseMarks { marks, ids, count } => {
                 self.device_only("ReleaseMarks");
-                self.marks(*marks, *ids);
+                self.marks(*marks, *ids, *count);
+            }
+            StmtKind::CopyArray { dst, src, count } => {
+                self.device_only("CopyArray");
+                for a in [*dst, *src] {
+                    if let Some(l) = self.local(a)
+                        && !matches!(l.kind, LocalKind::Array { .. })
+                    {
+                        self.err(format!("copy of {a}, which is not an array local"));
+                    }
+                }
+                if let Some(l) = self.local(*count)
+                    && !l.ty.is_integer()
+                {
+                    self.err(format!("copy count of type {}", l.ty));
+                }
+            }
+            StmtKind::MeshUpdate(m, args) => {
+                self.device_only("MeshUpdate");
+                self.mesh_call(*m, args, Ty::Void);
             }
             StmtKind::GridSync => {
                 self.device_only("GridSync");
@@ -710,6 +730,12 @@ impl<'a> Verifier<'a> {
         match space {
             Space::Worklist => self.compatible(Ty::U32, var_ty, "worklist index"),
             Space::Nodes => self.compatible(Ty::Node, var_ty, "node variable"),
+            Space::Triangles => {
+                if !self.module.graph.mesh {
+                    self.err("ForAll over the triangles of a graph".into());
+                }
+                self.compatible(Ty::Triangle, var_ty, "triangle variable")
+            }
             Space::Edges { node } => {
                 if let Some(t) = self.expr(*node) {
                     self.compatible(Ty::Node, t, "node of edges()");
@@ -784,7 +810,29 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn marks(&mut self, marks: PropId, ids: LocalId) {
+    /// A mesh method used as a statement: its arguments against its signature.
+    fn mesh_call(&mut self, m: MeshMethod, args: &[ExprId], expected: Ty) {
+        let (params, ret) = m.signature();
+        if ret != expected {
+            self.err(format!("mesh.{} used as a statement", m.name()));
+        }
+        if params.len() != args.len() {
+            self.err(format!("mesh.{} with {} arguments", m.name(), args.len()));
+        }
+        for (&a, p) in args.iter().zip(params) {
+            if let Some(t) = self.expr(a) {
+                self.compatible(*p, t, "mesh argument");
+            }
+        }
+    }
+
+    fn marks(&mut self, marks: PropId, ids: LocalId, count: Option<LocalId>) {
+        if let Some(c) = count
+            && let Some(l) = self.local(c)
+            && !l.ty.is_integer()
+        {
+            self.err(format!("marking count of type {}", l.ty));
+        }
         if let Some(p) = self.prop(marks)
             && p.ty != Ty::Mark
         {
@@ -835,14 +883,19 @@ impl<'a> Verifier<'a> {
                     None
                 }
             },
+            Place::ArrayElement { array, index } => {
+                self.device_only("array element");
+                self.index(*index);
+                let local = self.local(*array)?;
+                if !matches!(local.kind, LocalKind::Array { .. }) {
+                    self.err(format!("element of {array}, which is not an array local"));
+                }
+                Some(local.ty)
+            }
             Place::Element { prop, index } => {
                 let p = self.prop(*prop)?;
                 let it = self.expr(*index);
-                let owner_ty = if p.owner == PropOwner::Node {
-                    Ty::Node
-                } else {
-                    Ty::Edge
-                };
+                let owner_ty = Ty::index_of(p.owner);
                 if let Some(it) = it {
                     self.compatible(owner_ty, it, "element index");
                 }
@@ -914,11 +967,7 @@ impl<'a> Verifier<'a> {
                     if matches!(p.ty, Ty::Lock | Ty::Mark) {
                         self.err(format!("read of the {} property {}", p.ty, p.name));
                     }
-                    let owner_ty = if p.owner == PropOwner::Node {
-                        Ty::Node
-                    } else {
-                        Ty::Edge
-                    };
+                    let owner_ty = Ty::index_of(p.owner);
                     if let Some(Some(it)) = operands.first() {
                         self.compatible(owner_ty, *it, "element index");
                     }
@@ -972,13 +1021,60 @@ impl<'a> Verifier<'a> {
                 }
             }
             ExprKind::Builtin(b, args) => {
-                let n = match b {
-                    Builtin::Min | Builtin::Max => 2,
-                    Builtin::Abs | Builtin::Sqrt | Builtin::Fabs => 1,
-                };
-                if args.len() != n {
-                    self.err(format!("{b:?} with {} arguments", args.len()));
+                if let Some((params, ret)) = b.geometry_signature() {
+                    if params.len() != args.len() {
+                        self.err(format!("{b:?} with {} arguments", args.len()));
+                    }
+                    for (t, p) in operands.iter().zip(params) {
+                        if let Some(t) = t {
+                            self.compatible(*p, *t, "argument");
+                        }
+                    }
+                    self.compatible(ret, ty, "result");
+                } else {
+                    let n = match b {
+                        Builtin::Min | Builtin::Max => 2,
+                        _ => 1,
+                    };
+                    if args.len() != n {
+                        self.err(format!("{b:?} with {} arguments", args.len()));
+                    }
                 }
+            }
+            ExprKind::ArrayElement { array, .. } => {
+                self.device_only("array element");
+                if let Some(Some(t)) = operands.first()
+                    && !t.is_integer()
+                {
+                    self.err(format!("array index of type {t}"));
+                }
+                if let Some(local) = self.local(*array) {
+                    if !matches!(local.kind, LocalKind::Array { .. }) {
+                        self.err(format!("element of {array}, which is not an array local"));
+                    }
+                    let lt = local.ty;
+                    self.compatible(lt, ty, "array element");
+                }
+            }
+            ExprKind::MeshQuery(m, _) => {
+                self.device_only("mesh method");
+                let (params, ret) = m.signature();
+                if ret == Ty::Void {
+                    self.err(format!("mesh.{} used as a value", m.name()));
+                }
+                if params.len() != operands.len() {
+                    self.err(format!(
+                        "mesh.{} with {} arguments",
+                        m.name(),
+                        operands.len()
+                    ));
+                }
+                for (t, p) in operands.iter().zip(params) {
+                    if let Some(t) = t {
+                        self.compatible(*p, *t, "mesh argument");
+                    }
+                }
+                self.compatible(ret, ty, "mesh result");
             }
             ExprKind::Atomic { op, place, args } => {
                 self.device_only("atomic function");
@@ -1010,7 +1106,12 @@ impl<'a> Verifier<'a> {
             }
             ExprKind::Pop(_) => {
                 self.device_only("Pop");
-                self.compatible(Ty::Node, ty, "popped item");
+                let item = if self.module.graph.mesh {
+                    Ty::Triangle
+                } else {
+                    Ty::Node
+                };
+                self.compatible(item, ty, "popped item");
             }
             ExprKind::TryLock { locks, .. } => {
                 self.device_only("TryLock");
@@ -1021,9 +1122,9 @@ impl<'a> Verifier<'a> {
                 }
                 self.compatible(Ty::Bool, ty, "TryLock");
             }
-            ExprKind::TryMarks { marks, ids } => {
+            ExprKind::TryMarks { marks, ids, count } => {
                 self.device_only("TryMarks");
-                self.marks(*marks, *ids);
+                self.marks(*marks, *ids, *count);
                 self.compatible(Ty::Bool, ty, "TryMarks");
             }
             ExprKind::WorklistSize(_) => {

@@ -41,7 +41,7 @@ pub fn child_blocks_mut(kind: &mut StmtKind) -> Vec<&mut Block> {
 }
 
 fn place_exprs(place: &Place, out: &mut Vec<ExprId>) {
-    if let Place::Element { index, .. } = place {
+    if let Place::Element { index, .. } | Place::ArrayElement { index, .. } = place {
         out.push(*index);
     }
 }
@@ -50,7 +50,7 @@ fn space_exprs(space: &Space, out: &mut Vec<ExprId>) {
     match space {
         Space::Edges { node } => out.push(*node),
         Space::Range { lo, hi } => out.extend([*lo, *hi]),
-        Space::Worklist | Space::Nodes | Space::Inspected => {}
+        Space::Worklist | Space::Nodes | Space::Triangles | Space::Inspected => {}
     }
 }
 
@@ -74,11 +74,13 @@ pub fn stmt_exprs(kind: &StmtKind) -> Vec<ExprId> {
         StmtKind::Unlock { index, .. } => out.push(*index),
         StmtKind::Inspect(i) => space_exprs(&i.space, &mut out),
         StmtKind::Launch(l) => out.extend(&l.args),
+        StmtKind::MeshUpdate(_, args) => out.extend(args),
         StmtKind::WorklistInit(Initial::List(items)) => out.extend(items),
         StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Block(_)
         | StmtKind::ReleaseMarks { .. }
+        | StmtKind::CopyArray { .. }
         | StmtKind::GridSync
         | StmtKind::Phase(_)
         | StmtKind::WorklistClear
@@ -95,7 +97,8 @@ pub fn stmt_exprs(kind: &StmtKind) -> Vec<ExprId> {
 /// The operands of an expression, in evaluation order.
 pub fn expr_operands(kind: &ExprKind) -> Vec<ExprId> {
     match kind {
-        ExprKind::Element { index, .. } => vec![*index],
+        ExprKind::Element { index, .. } | ExprKind::ArrayElement { index, .. } => vec![*index],
+        ExprKind::MeshQuery(_, args) => args.clone(),
         ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Pop(a) => vec![*a],
         ExprKind::GraphQuery(_, a) => vec![*a],
         ExprKind::Binary(_, a, b) => vec![*a, *b],

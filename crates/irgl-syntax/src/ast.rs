@@ -90,6 +90,8 @@ pub enum ItemKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphDecl {
+    /// `mesh m { ... }`: the input is a triangle mesh rather than a graph.
+    pub mesh: bool,
     pub name: Ident,
     /// Requirements on the input graph, such as `symmetric`.
     pub attrs: Vec<Ident>,
@@ -100,6 +102,21 @@ pub struct GraphDecl {
 pub enum PropOwner {
     Node,
     Edge,
+    /// A property of a mesh's triangles (`triangle bad: bool;`).
+    Triangle,
+    /// A property of a mesh's vertices (`vertex level: u32;`).
+    Vertex,
+}
+
+impl PropOwner {
+    pub fn spelling(self) -> &'static str {
+        match self {
+            PropOwner::Node => "node",
+            PropOwner::Edge => "edge",
+            PropOwner::Triangle => "triangle",
+            PropOwner::Vertex => "vertex",
+        }
+    }
 }
 
 /// `node level: u32;`, `input edge weight: u32;`
@@ -181,6 +198,14 @@ pub enum TypeKind {
     Lock,
     /// Element type of a mark array used by `Exclusive`.
     Mark,
+    /// A triangle index of the mesh (an unsigned 32-bit integer).
+    Triangle,
+    /// A vertex index of the mesh (an unsigned 32-bit integer).
+    Vertex,
+    /// A point of the mesh's integer grid.
+    Point,
+    /// The mesh, as a kernel parameter.
+    Mesh,
 }
 
 impl TypeKind {
@@ -198,6 +223,10 @@ impl TypeKind {
             TypeKind::Graph => "graph",
             TypeKind::Lock => "lock",
             TypeKind::Mark => "mark",
+            TypeKind::Triangle => "triangle",
+            TypeKind::Vertex => "vertex",
+            TypeKind::Point => "point",
+            TypeKind::Mesh => "mesh",
         }
     }
 }
@@ -229,6 +258,12 @@ pub enum StmtKind {
         name: Ident,
         ty: Option<Type>,
         init: Expr,
+    },
+    /// `let cav: [triangle; 64];`: a fixed-size local array (kernels only), zero-filled.
+    LetArray {
+        name: Ident,
+        elem: Type,
+        len: Expr,
     },
     /// `place op= value;` (`x++` parses as `x += 1`)
     Assign {
@@ -273,10 +308,13 @@ pub enum StmtKind {
         body: Block,
         otherwise: Option<Block>,
     },
-    /// `Exclusive (marks, [e1, e2]) { body } [Else { otherwise }]`
+    /// `Exclusive (marks, [e1, e2]) { body } [Else { otherwise }]`, or
+    /// `Exclusive (marks, arr[..n])` over the first `n` elements of a local array: then
+    /// `elements` holds the array's name alone and `upto` the count.
     Exclusive {
         object: Expr,
         elements: Vec<Expr>,
+        upto: Option<Box<Expr>>,
         body: Block,
         otherwise: Option<Block>,
     },
@@ -371,6 +409,8 @@ pub enum Iter {
     Worklist { span: Span },
     /// `g.nodes`
     Nodes { graph: Ident },
+    /// `m.triangles`: every triangle slot of the mesh in use when the kernel starts.
+    Triangles { mesh: Ident },
     /// `g.edges(n)`: the out-edges of a node.
     Edges { graph: Ident, node: Box<Expr> },
     /// `lo..hi`: integers from `lo` up to, not including, `hi`.
@@ -457,6 +497,11 @@ pub enum ExprKind {
     Field {
         base: Ident,
         field: Ident,
+    },
+    /// `a[i]`: an element of a local array.
+    ArrayIndex {
+        base: Ident,
+        index: Box<Expr>,
     },
     /// `g.prop[i]`: an element of a node or edge property.
     Index {

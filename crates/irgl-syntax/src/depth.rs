@@ -130,6 +130,7 @@ fn stmt_children<'a>(kind: &'a StmtKind, out: &mut Vec<Node<'a>>) {
     let block = |b: &'a Option<Block>| b.iter().map(Node::Block);
     match kind {
         StmtKind::Let { init, .. } => out.push(Node::Expr(init)),
+        StmtKind::LetArray { len, .. } => out.push(Node::Expr(len)),
         StmtKind::Assign { target, value, .. } => {
             out.extend([Node::Expr(target), Node::Expr(value)]);
         }
@@ -161,7 +162,7 @@ fn stmt_children<'a>(kind: &'a StmtKind, out: &mut Vec<Node<'a>>) {
             match iter {
                 Iter::Edges { node, .. } => out.push(Node::Expr(node)),
                 Iter::Range { lo, hi } => out.extend([Node::Expr(lo), Node::Expr(hi)]),
-                Iter::Worklist { .. } | Iter::Nodes { .. } => {}
+                Iter::Worklist { .. } | Iter::Nodes { .. } | Iter::Triangles { .. } => {}
             }
             out.push(Node::Block(body));
         }
@@ -176,11 +177,13 @@ fn stmt_children<'a>(kind: &'a StmtKind, out: &mut Vec<Node<'a>>) {
         StmtKind::Exclusive {
             object,
             elements,
+            upto,
             body,
             otherwise,
         } => {
             out.push(Node::Expr(object));
             out.extend(elements.iter().map(Node::Expr));
+            out.extend(upto.iter().map(|e| Node::Expr(e)));
             out.push(Node::Block(body));
             out.extend(block(otherwise));
         }
@@ -206,6 +209,7 @@ fn expr_children<'a>(kind: &'a ExprKind, out: &mut Vec<Node<'a>>) {
         ExprKind::Unary { operand: x, .. }
         | ExprKind::Cast { expr: x, .. }
         | ExprKind::Index { index: x, .. }
+        | ExprKind::ArrayIndex { index: x, .. }
         | ExprKind::Pop(x)
         | ExprKind::Push(x) => out.push(Node::Expr(x)),
         ExprKind::Binary { lhs, rhs, .. } => out.extend([Node::Expr(lhs), Node::Expr(rhs)]),

@@ -45,14 +45,16 @@ impl Dumper {
                 self.line(
                     item.id,
                     item.span,
-                    &format!("graph {} [{}]", g.name.name, attrs.join(", ")),
+                    &format!(
+                        "{} {} [{}]",
+                        if g.mesh { "mesh" } else { "graph" },
+                        g.name.name,
+                        attrs.join(", ")
+                    ),
                 );
                 self.nested(|d| {
                     for p in &g.props {
-                        let owner = match p.owner {
-                            PropOwner::Node => "node",
-                            PropOwner::Edge => "edge",
-                        };
+                        let owner = p.owner.spelling();
                         let input = if p.input { "input " } else { "" };
                         d.line(
                             p.id,
@@ -131,6 +133,10 @@ impl Dumper {
                     .unwrap_or_default();
                 self.line(id, span, &format!("let {}{ty} = {}", name.name, expr(init)));
             }
+            StmtKind::LetArray { name, elem, len } => {
+                let text = format!("let {}: [{}; {}]", name.name, elem.kind, expr(len));
+                self.line(id, span, &text);
+            }
             StmtKind::Assign { target, op, value } => {
                 let text = format!("assign {} {} {}", expr(target), op.spelling(), expr(value));
                 self.line(id, span, &text);
@@ -178,6 +184,7 @@ impl Dumper {
                 let iter = match iter {
                     Iter::Worklist { .. } => "WL".to_string(),
                     Iter::Nodes { graph } => format!("(nodes {})", graph.name),
+                    Iter::Triangles { mesh } => format!("(triangles {})", mesh.name),
                     Iter::Edges { graph, node } => format!("(edges {} {})", graph.name, expr(node)),
                     Iter::Range { lo, hi } => format!("(range {} {})", expr(lo), expr(hi)),
                 };
@@ -203,10 +210,14 @@ impl Dumper {
             StmtKind::Exclusive {
                 object,
                 elements,
+                upto,
                 body,
                 otherwise,
             } => {
-                let elems: Vec<String> = elements.iter().map(expr).collect();
+                let mut elems: Vec<String> = elements.iter().map(expr).collect();
+                if let Some(n) = upto {
+                    elems.push(format!("..{}", expr(n)));
+                }
                 self.line(
                     id,
                     span,
@@ -292,6 +303,9 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Field { base, field } => format!("(field {} {})", base.name, field.name),
         ExprKind::Index { base, prop, index } => {
             format!("(index {} {} {})", base.name, prop.name, expr(index))
+        }
+        ExprKind::ArrayIndex { base, index } => {
+            format!("(at {}{} {})", base.name, e.id, expr(index))
         }
         ExprKind::Method { base, method, args } => {
             let args: Vec<String> = args.iter().map(expr).collect();

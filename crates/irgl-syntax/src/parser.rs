@@ -103,6 +103,9 @@ impl Ctx {
     pub(crate) fn iter_from_expr(&mut self, e: Expr) -> Iter {
         match e.kind {
             ExprKind::Field { base, field } if field.name == "nodes" => Iter::Nodes { graph: base },
+            ExprKind::Field { base, field } if field.name == "triangles" => {
+                Iter::Triangles { mesh: base }
+            }
             ExprKind::Method {
                 base,
                 method,
@@ -115,10 +118,13 @@ impl Ctx {
                 let span = e.span;
                 self.diagnostics.push(
                     Diagnostic::error("E0006", "this cannot be iterated by a ForAll")
-                        .with_label(span, "expected `WL`, `g.nodes`, `g.edges(n)` or `lo..hi`")
+                        .with_label(
+                            span,
+                            "expected `WL`, `g.nodes`, `g.edges(n)`, `m.triangles` or `lo..hi`",
+                        )
                         .with_help(
                             "a ForAll runs over the worklist, the nodes of a graph, \
-                             the out-edges of a node, or an integer range",
+                             the out-edges of a node, the triangles of a mesh, or an integer range",
                         ),
                 );
                 let _ = kind;
@@ -174,13 +180,53 @@ impl Ctx {
         match name.name.as_str() {
             "lock" => TypeKind::Lock,
             "mark" => TypeKind::Mark,
+            "triangle" => TypeKind::Triangle,
+            "vertex" => TypeKind::Vertex,
+            "point" => TypeKind::Point,
+            "mesh" => TypeKind::Mesh,
             other => {
                 self.diagnostics.push(
                     Diagnostic::error("E0009", format!("unknown type `{other}`"))
                         .with_label(name.span, "not a type")
-                        .with_help("the types are bool, u32, i32, u64, i64, f32, f64, node, edge, graph, lock and mark"),
+                        .with_help("the types are bool, u32, i32, u64, i64, f32, f64, node, edge, graph, lock, mark, triangle, vertex, point and mesh"),
                 );
                 TypeKind::U32
+            }
+        }
+    }
+
+    /// `WORD m { props }`: only `mesh` is a declaration word spelled as a name.
+    pub(crate) fn mesh_decl(&mut self, word: Ident, name: Ident, props: Vec<PropDecl>) -> ItemKind {
+        if word.name != "mesh" {
+            self.diagnostics.push(
+                Diagnostic::error("E0001", format!("unexpected `{}`", word.name))
+                    .with_label(word.span, "expected a declaration")
+                    .with_help("the input is declared as `graph g { ... }` or `mesh m { ... }`"),
+            );
+        }
+        ItemKind::Graph(GraphDecl {
+            mesh: true,
+            name,
+            attrs: Vec::new(),
+            props,
+        })
+    }
+
+    /// The owner of a mesh property: `triangle` or `vertex`.
+    pub(crate) fn mesh_owner(&mut self, word: Ident) -> PropOwner {
+        match word.name.as_str() {
+            "triangle" => PropOwner::Triangle,
+            "vertex" => PropOwner::Vertex,
+            other => {
+                self.diagnostics.push(
+                    Diagnostic::error("E0001", format!("unexpected `{other}`"))
+                        .with_label(word.span, "expected `node`, `edge`, `triangle` or `vertex`")
+                        .with_help(
+                            "a property is declared as `node NAME: TYPE;` or `edge NAME: TYPE;` \
+                             in a graph, `triangle NAME: TYPE;` or `vertex NAME: TYPE;` in a mesh",
+                        ),
+                );
+                PropOwner::Triangle
             }
         }
     }

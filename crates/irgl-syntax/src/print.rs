@@ -202,7 +202,7 @@ impl<'a> Printer<'a> {
         match &item.kind {
             ItemKind::Graph(g) => {
                 self.indent();
-                self.out.push_str("graph ");
+                self.out.push_str(if g.mesh { "mesh " } else { "graph " });
                 self.out.push_str(&g.name.name);
                 if !g.attrs.is_empty() {
                     self.out.push_str(" : ");
@@ -217,10 +217,7 @@ impl<'a> Printer<'a> {
                 self.level += 1;
                 for prop in &g.props {
                     self.before(prop.span, true);
-                    let owner = match prop.owner {
-                        PropOwner::Node => "node",
-                        PropOwner::Edge => "edge",
-                    };
+                    let owner = prop.owner.spelling();
                     let input = if prop.input { "input " } else { "" };
                     let text = format!("{input}{owner} {}: {};", prop.name.name, prop.ty.kind);
                     self.line(&text);
@@ -345,6 +342,12 @@ impl<'a> Printer<'a> {
                 self.simple_stmt(s);
                 self.out.push(';');
             }
+            StmtKind::LetArray { name, elem, len } => {
+                self.out
+                    .push_str(&format!("let {}: [{}; ", name.name, elem.kind));
+                self.expr(len, 0);
+                self.out.push_str("];");
+            }
             StmtKind::If {
                 cond,
                 then_block,
@@ -406,6 +409,9 @@ impl<'a> Printer<'a> {
                 match iter {
                     Iter::Worklist { .. } => self.out.push_str("WL"),
                     Iter::Nodes { graph } => self.out.push_str(&format!("{}.nodes", graph.name)),
+                    Iter::Triangles { mesh } => {
+                        self.out.push_str(&format!("{}.triangles", mesh.name))
+                    }
                     Iter::Edges { graph, node } => {
                         self.out.push_str(&format!("{}.edges(", graph.name));
                         self.expr(node, 0);
@@ -442,14 +448,23 @@ impl<'a> Printer<'a> {
             StmtKind::Exclusive {
                 object,
                 elements,
+                upto,
                 body,
                 otherwise,
             } => {
                 self.out.push_str("Exclusive (");
                 self.expr(object, 0);
-                self.out.push_str(", [");
-                self.expr_list(elements);
-                self.out.push_str("]) ");
+                if let Some(n) = upto {
+                    self.out.push_str(", ");
+                    self.expr_list(elements);
+                    self.out.push_str("[..");
+                    self.expr(n, 0);
+                    self.out.push_str("]) ");
+                } else {
+                    self.out.push_str(", [");
+                    self.expr_list(elements);
+                    self.out.push_str("]) ");
+                }
                 self.block(body);
                 if let Some(b) = otherwise {
                     self.out.push_str(" Else ");
@@ -626,6 +641,11 @@ impl<'a> Printer<'a> {
             }
             ExprKind::Field { base, field } => {
                 self.out.push_str(&format!("{}.{}", base.name, field.name));
+            }
+            ExprKind::ArrayIndex { base, index } => {
+                self.out.push_str(&format!("{}[", base.name));
+                self.expr(index, 0);
+                self.out.push(']');
             }
             ExprKind::Index { base, prop, index } => {
                 self.out.push_str(&format!("{}.{}[", base.name, prop.name));

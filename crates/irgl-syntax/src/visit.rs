@@ -110,6 +110,11 @@ pub fn walk_stmt(s: &mut Stmt, f: &mut dyn FnMut(Slot<'_>)) {
             }
             walk_expr(init, f);
         }
+        StmtKind::LetArray { name, elem, len } => {
+            ident(name, f);
+            ty(elem, f);
+            walk_expr(len, f);
+        }
         StmtKind::Assign { target, value, .. } => {
             walk_expr(target, f);
             walk_expr(value, f);
@@ -154,6 +159,7 @@ pub fn walk_stmt(s: &mut Stmt, f: &mut dyn FnMut(Slot<'_>)) {
             match iter {
                 Iter::Worklist { span } => f(Slot::Span(span)),
                 Iter::Nodes { graph } => ident(graph, f),
+                Iter::Triangles { mesh } => ident(mesh, f),
                 Iter::Edges { graph, node } => {
                     ident(graph, f);
                     walk_expr(node, f);
@@ -179,12 +185,16 @@ pub fn walk_stmt(s: &mut Stmt, f: &mut dyn FnMut(Slot<'_>)) {
         StmtKind::Exclusive {
             object,
             elements,
+            upto,
             body,
             otherwise,
         } => {
             walk_expr(object, f);
             for e in elements {
                 walk_expr(e, f);
+            }
+            if let Some(n) = upto {
+                walk_expr(n, f);
             }
             walk_block(body, f);
             if let Some(b) = otherwise {
@@ -260,6 +270,10 @@ pub fn walk_expr(e: &mut Expr, f: &mut dyn FnMut(Slot<'_>)) {
         ExprKind::Index { base, prop, index } => {
             ident(base, f);
             ident(prop, f);
+            walk_expr(index, f);
+        }
+        ExprKind::ArrayIndex { base, index } => {
+            ident(base, f);
             walk_expr(index, f);
         }
         ExprKind::Method { base, method, args } => {

@@ -249,6 +249,7 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                     StmtKind::Exclusive {
                         object,
                         elements,
+                        upto: None,
                         body,
                         otherwise
                     }
@@ -299,6 +300,7 @@ fn item() -> impl Strategy<Value = Item> {
             proptest::collection::vec(prop, 0..3)
         )
             .prop_map(|(name, attrs, props)| ItemKind::Graph(GraphDecl {
+                mesh: false,
                 name,
                 attrs,
                 props

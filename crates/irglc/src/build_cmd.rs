@@ -213,6 +213,9 @@ pub(crate) fn prepare_graph(
     needs: &irgl_cuda::GraphNeeds,
     seed: u64,
 ) -> Result<PathBuf, Failure> {
+    if needs.mesh {
+        return prepare_mesh(graph);
+    }
     let is_gr = graph.extension().is_some_and(|e| e == "gr");
     if is_gr && !needs.symmetric && !needs.simple && !needs.weights {
         return Ok(graph.to_path_buf());
@@ -235,6 +238,39 @@ pub(crate) fn prepare_graph(
         eprintln!("error: {e}");
         Failure::User
     })?;
+    Ok(out)
+}
+
+/// The mesh as a mesh program reads it: a `.mesh` file as it is, Triangle files converted
+/// and made exactly Delaunay (cached like converted graphs).
+fn prepare_mesh(input: &Path) -> Result<PathBuf, Failure> {
+    if input.extension().is_some_and(|e| e == "mesh") {
+        return Ok(input.to_path_buf());
+    }
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        Failure::User
+    };
+    // Keyed by the .node file's (or the named file's) stamp.
+    let stamp_of = if input.is_file() {
+        input.to_path_buf()
+    } else {
+        input.with_extension("node")
+    };
+    let stamp = toolchain::file_stamp(&stamp_of)
+        .map_err(|e| fail(format!("cannot read {}: {e}", stamp_of.display())))?;
+    let key = fnv1a(&[&stamp.to_le_bytes(), b"mesh"]);
+    let dir = toolchain::cache_dir().join("meshes");
+    let out = dir.join(format!("{key:016x}.mesh"));
+    if out.is_file() {
+        return Ok(out);
+    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| fail(format!("cannot create {}: {e}", dir.display())))?;
+    let mut mesh = crate::mesh_cmd::read_mesh(input).map_err(|e| fail(e.to_string()))?;
+    // Snapping to the grid can break the Delaunay property that refinement needs.
+    mesh.make_delaunay();
+    irgl_graph::mesh::binary::write_file(&mesh, &out).map_err(|e| fail(e.to_string()))?;
     Ok(out)
 }
 

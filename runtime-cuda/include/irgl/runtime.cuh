@@ -13,6 +13,8 @@
 #include "accumulate.cuh"
 #include "lock.cuh"
 #include "exclusive.cuh"
+#include "local.cuh"
+#include "mesh.cuh"
 #include "grid.cuh"
 #include "sched.cuh"
 #include "timer.cuh"
