@@ -115,24 +115,43 @@ impl Verdict {
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let word = if self.ok { "match" } else { "MISMATCH" };
-        writeln!(f, "{}: {word}", self.program.name())?;
-        for s in &self.summary {
-            writeln!(f, "  {s}")?;
-        }
-        if !self.mismatches.is_empty() {
-            writeln!(
-                f,
-                "  first {} of {} mismatches:",
-                self.mismatches.len(),
-                self.mismatch_count
-            )?;
-            for m in &self.mismatches {
-                writeln!(f, "    {m}")?;
-            }
-        }
-        Ok(())
+        write_verdict(
+            f,
+            self.program.name(),
+            self.ok,
+            &self.summary,
+            &self.mismatches,
+            self.mismatch_count,
+        )
     }
+}
+
+/// A verdict as `irglc verify` prints it: `NAME: match` (or `MISMATCH`), the summary lines,
+/// then the first mismatches.
+pub(crate) fn write_verdict(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    ok: bool,
+    summary: &[String],
+    mismatches: &[String],
+    mismatch_count: u64,
+) -> fmt::Result {
+    let word = if ok { "match" } else { "MISMATCH" };
+    writeln!(f, "{name}: {word}")?;
+    for s in summary {
+        writeln!(f, "  {s}")?;
+    }
+    if !mismatches.is_empty() {
+        writeln!(
+            f,
+            "  first {} of {mismatch_count} mismatches:",
+            mismatches.len()
+        )?;
+        for m in mismatches {
+            writeln!(f, "    {m}")?;
+        }
+    }
+    Ok(())
 }
 
 /// Compares `out` with the reference for `program` on `g`.

@@ -1003,6 +1003,14 @@ impl<'a> BodyBuilder<'a> {
         self.stmt_into(out, StmtKind::Block(scope), span);
     }
 
+    /// The `mark` property that `Exclusive` names.
+    fn marks_of(&self, object: &ast::Expr, span: Span) -> PropId {
+        match self.info().resolution(object.id) {
+            Some(Resolution::NodeProperty(p)) => p,
+            r => panic!("the object of Exclusive at {span:?} resolved to {r:?}"),
+        }
+    }
+
     /// `Exclusive (g.mk, [a, b]) { body } [Else { otherwise }]` as its marking protocol.
     fn exclusive(
         &mut self,
@@ -1013,10 +1021,7 @@ impl<'a> BodyBuilder<'a> {
         span: Span,
         out: &mut Block,
     ) {
-        let marks = match self.info().resolution(object.id) {
-            Some(Resolution::NodeProperty(p)) => p,
-            r => panic!("the object of Exclusive at {span:?} resolved to {r:?}"),
-        };
+        let marks = self.marks_of(object, span);
         let elems: Vec<ExprId> = elements
             .iter()
             .map(|e| {
@@ -1050,10 +1055,7 @@ impl<'a> BodyBuilder<'a> {
         span: Span,
         out: &mut Block,
     ) {
-        let marks = match self.info().resolution(object.id) {
-            Some(Resolution::NodeProperty(p)) => p,
-            r => panic!("the object of Exclusive at {span:?} resolved to {r:?}"),
-        };
+        let marks = self.marks_of(object, span);
         let src = match self.info().resolution(array.id) {
             Some(Resolution::Local { def, .. }) => self.local_of(def),
             r => panic!("the array of Exclusive at {span:?} resolved to {r:?}"),

@@ -101,6 +101,7 @@
 
 #include "array.cuh"
 #include "check.cuh"
+#include "graph.cuh"  // detail::grfmt, detail::FileCloser
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "irgl/mesh.cuh reads and writes .mesh files in host byte order");
@@ -435,27 +436,6 @@ inline uint64_t mesh_file_bytes(uint64_t nv, uint64_t nt) { return kMeshHeaderBy
 
 namespace detail {
 
-inline std::string meshfmt(const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-inline std::string meshfmt(const char* fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
-struct MeshFile {
-  std::FILE* f = nullptr;
-  ~MeshFile() {
-    if (f != nullptr) std::fclose(f);
-  }
-};
-
 inline std::string mesh_neighbor_text(uint32_t n) {
   return n == kNone ? std::string("0xffffffff (boundary)") : std::to_string(n);
 }
@@ -478,26 +458,26 @@ inline int mesh_orient_at(const HostMesh& m, uint32_t t) {
 /// the offset of the offending field in the mesh's .mesh file (or "inconsistent
 /// mesh: ..." when the array sizes do not match the counts). O(V + T).
 inline std::string validate_mesh(const HostMesh& m) {
-  using detail::meshfmt;
+  using detail::grfmt;
   const uint64_t nv = m.nvertices, nt = m.ntriangles;
   if (m.coords.size() != 2 * nv || m.tri_v.size() != 3 * nt || m.tri_n.size() != 3 * nt) {
-    return meshfmt("inconsistent mesh: expected arrays of 2V = %" PRIu64 " coordinates and 3T = %" PRIu64
+    return grfmt("inconsistent mesh: expected arrays of 2V = %" PRIu64 " coordinates and 3T = %" PRIu64
                    " vertex and neighbour ids, found %zu, %zu and %zu",
                    2 * nv, 3 * nt, m.coords.size(), m.tri_v.size(), m.tri_n.size());
   }
-  if (nv >= 0xffffffffull) return meshfmt("byte offset 16: expected a vertex count below 2^32 - 1, found %" PRIu64, nv);
+  if (nv >= 0xffffffffull) return grfmt("byte offset 16: expected a vertex count below 2^32 - 1, found %" PRIu64, nv);
   if (nt >= 0xffffffffull) {
-    return meshfmt("byte offset 24: expected a triangle count below 2^32 - 1, found %" PRIu64, nt);
+    return grfmt("byte offset 24: expected a triangle count below 2^32 - 1, found %" PRIu64, nt);
   }
-  if (!std::isfinite(m.origin_x)) return meshfmt("byte offset 32: expected a finite origin_x, found %g", m.origin_x);
-  if (!std::isfinite(m.origin_y)) return meshfmt("byte offset 40: expected a finite origin_y, found %g", m.origin_y);
+  if (!std::isfinite(m.origin_x)) return grfmt("byte offset 32: expected a finite origin_x, found %g", m.origin_x);
+  if (!std::isfinite(m.origin_y)) return grfmt("byte offset 40: expected a finite origin_y, found %g", m.origin_y);
   if (!(std::isfinite(m.scale) && m.scale > 0)) {
-    return meshfmt("byte offset 48: expected a finite scale > 0, found %g", m.scale);
+    return grfmt("byte offset 48: expected a finite scale > 0, found %g", m.scale);
   }
   for (uint64_t k = 0; k < 2 * nv; ++k) {
     const int32_t x = m.coords[k];
     if (x < 0 || x > kMeshGrid) {
-      return meshfmt("byte offset %" PRIu64 ": expected vertex %" PRIu64 "'s %c in [0, 2^28], found %" PRId32,
+      return grfmt("byte offset %" PRIu64 ": expected vertex %" PRIu64 "'s %c in [0, 2^28], found %" PRId32,
                      kMeshHeaderBytes + 4 * k, k / 2, k % 2 == 0 ? 'x' : 'y', x);
     }
   }
@@ -505,14 +485,14 @@ inline std::string validate_mesh(const HostMesh& m) {
     for (uint64_t i = 0; i < 3; ++i) {
       const uint32_t v = m.tri_v[3 * t + i];
       if (v >= nv) {
-        return meshfmt("byte offset %" PRIu64 ": expected tri_v[%" PRIu64 "] < V = %" PRIu64 " (triangle %" PRIu64
+        return grfmt("byte offset %" PRIu64 ": expected tri_v[%" PRIu64 "] < V = %" PRIu64 " (triangle %" PRIu64
                        " vertex %" PRIu64 "), found %" PRIu32,
                        mesh_tri_v_offset(nv, 3 * t + i), 3 * t + i, nv, t, i, v);
       }
     }
     const int o = detail::mesh_orient_at(m, static_cast<uint32_t>(t));
     if (o <= 0) {
-      return meshfmt("byte offset %" PRIu64 ": expected triangle %" PRIu64
+      return grfmt("byte offset %" PRIu64 ": expected triangle %" PRIu64
                      " to be counterclockwise (orientation > 0), found %s vertices %" PRIu32 ", %" PRIu32
                      ", %" PRIu32,
                      mesh_tri_v_offset(nv, 3 * t), t, o == 0 ? "collinear" : "clockwise", m.tri_v[3 * t],
@@ -522,7 +502,7 @@ inline std::string validate_mesh(const HostMesh& m) {
   for (uint64_t k = 0; k < 3 * nt; ++k) {
     const uint32_t n = m.tri_n[k];
     if (n != kNone && n >= nt) {
-      return meshfmt("byte offset %" PRIu64 ": expected tri_n[%" PRIu64 "] < T = %" PRIu64
+      return grfmt("byte offset %" PRIu64 ": expected tri_n[%" PRIu64 "] < T = %" PRIu64
                      " or 0xffffffff (triangle %" PRIu64 " edge %" PRIu64 "), found %" PRIu32,
                      mesh_tri_n_offset(nv, nt, k), k, nt, k / 3, k % 3, n);
     }
@@ -538,14 +518,14 @@ inline std::string validate_mesh(const HostMesh& m) {
         if (w[k] == b && w[(k + 1) % 3] == a) j = k;
       }
       if (j == 3) {
-        return meshfmt("byte offset %" PRIu64 ": expected triangle %" PRIu32 ", the neighbour of triangle %" PRIu64
+        return grfmt("byte offset %" PRIu64 ": expected triangle %" PRIu32 ", the neighbour of triangle %" PRIu64
                        " across edge (%" PRIu32 ", %" PRIu32 "), to have the edge (%" PRIu32 ", %" PRIu32
                        "), found vertices %" PRIu32 ", %" PRIu32 ", %" PRIu32,
                        mesh_tri_n_offset(nv, nt, 3 * t + i), n, t, a, b, b, a, w[0], w[1], w[2]);
       }
       const uint32_t back = m.tri_n[3 * size_t(n) + j];
       if (back != t) {
-        return meshfmt("byte offset %" PRIu64 ": expected triangle %" PRIu32 " to have triangle %" PRIu64
+        return grfmt("byte offset %" PRIu64 ": expected triangle %" PRIu32 " to have triangle %" PRIu64
                        " across edge (%" PRIu32 ", %" PRIu32 ") (non-reciprocal neighbours), found %s",
                        mesh_tri_n_offset(nv, nt, 3 * t + i), n, t, b, a, detail::mesh_neighbor_text(back).c_str());
       }
@@ -559,30 +539,30 @@ inline std::string validate_mesh(const HostMesh& m) {
 /// <O>: expected <what>, found <what>" (or "<path>: cannot open: <reason>").
 /// Never exits. The arrays are read with one fread each.
 inline bool read_mesh(const std::string& path, HostMesh& m, std::string& error) {
-  using detail::meshfmt;
+  using detail::grfmt;
   const char* p = path.c_str();
   m = HostMesh();
-  detail::MeshFile file;
+  detail::FileCloser file{nullptr};
   file.f = std::fopen(p, "rb");
   if (file.f == nullptr) {
-    error = meshfmt("%s: cannot open: %s", p, std::strerror(errno));
+    error = grfmt("%s: cannot open: %s", p, std::strerror(errno));
     return false;
   }
   struct stat st;
   if (fstat(fileno(file.f), &st) != 0) {
-    error = meshfmt("%s: cannot stat: %s", p, std::strerror(errno));
+    error = grfmt("%s: cannot stat: %s", p, std::strerror(errno));
     return false;
   }
   const uint64_t fsize = static_cast<uint64_t>(st.st_size);
   unsigned char hdr[kMeshHeaderBytes];
   if (fsize < kMeshHeaderBytes) {
-    error = meshfmt("%s: byte offset %" PRIu64 ": expected a 56-byte header, found end of file (file is %" PRIu64
+    error = grfmt("%s: byte offset %" PRIu64 ": expected a 56-byte header, found end of file (file is %" PRIu64
                     " bytes)",
                     p, fsize, fsize);
     return false;
   }
   if (std::fread(hdr, 1, sizeof hdr, file.f) != sizeof hdr) {
-    error = meshfmt("%s: byte offset 0: read error", p);
+    error = grfmt("%s: byte offset 0: read error", p);
     return false;
   }
   if (std::memcmp(hdr, "IRGLMESH", 8) != 0) {
@@ -592,10 +572,10 @@ inline bool read_mesh(const std::string& path, HostMesh& m, std::string& error) 
       if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
         found += static_cast<char>(c);
       } else {
-        found += meshfmt("\\x%02x", c);
+        found += grfmt("\\x%02x", c);
       }
     }
-    error = meshfmt("%s: byte offset 0: expected magic \"IRGLMESH\", found \"%s\"", p, found.c_str());
+    error = grfmt("%s: byte offset 0: expected magic \"IRGLMESH\", found \"%s\"", p, found.c_str());
     return false;
   }
   uint32_t version, reserved;
@@ -608,30 +588,30 @@ inline bool read_mesh(const std::string& path, HostMesh& m, std::string& error) 
   std::memcpy(&m.origin_y, hdr + 40, 8);
   std::memcpy(&m.scale, hdr + 48, 8);
   if (version != 1) {
-    error = meshfmt("%s: byte offset 8: expected version 1, found %" PRIu32, p, version);
+    error = grfmt("%s: byte offset 8: expected version 1, found %" PRIu32, p, version);
     return false;
   }
   if (reserved != 0) {
-    error = meshfmt("%s: byte offset 12: expected reserved field 0, found %" PRIu32, p, reserved);
+    error = grfmt("%s: byte offset 12: expected reserved field 0, found %" PRIu32, p, reserved);
     return false;
   }
   if (nv >= 0xffffffffull) {
-    error = meshfmt("%s: byte offset 16: expected a vertex count below 2^32 - 1, found %" PRIu64, p, nv);
+    error = grfmt("%s: byte offset 16: expected a vertex count below 2^32 - 1, found %" PRIu64, p, nv);
     return false;
   }
   if (nt >= 0xffffffffull) {
-    error = meshfmt("%s: byte offset 24: expected a triangle count below 2^32 - 1, found %" PRIu64, p, nt);
+    error = grfmt("%s: byte offset 24: expected a triangle count below 2^32 - 1, found %" PRIu64, p, nt);
     return false;
   }
   const uint64_t expected = mesh_file_bytes(nv, nt);
   if (fsize < expected) {
-    error = meshfmt("%s: byte offset %" PRIu64 ": expected %" PRIu64 " bytes for %" PRIu64 " vertices and %" PRIu64
+    error = grfmt("%s: byte offset %" PRIu64 ": expected %" PRIu64 " bytes for %" PRIu64 " vertices and %" PRIu64
                     " triangles, found end of file (file is truncated)",
                     p, fsize, expected, nv, nt);
     return false;
   }
   if (fsize > expected) {
-    error = meshfmt("%s: byte offset %" PRIu64 ": expected end of file after %" PRIu64 " vertices and %" PRIu64
+    error = grfmt("%s: byte offset %" PRIu64 ": expected end of file after %" PRIu64 " vertices and %" PRIu64
                     " triangles, found %" PRIu64 " more bytes",
                     p, expected, nv, nt, fsize - expected);
     return false;
@@ -642,15 +622,15 @@ inline bool read_mesh(const std::string& path, HostMesh& m, std::string& error) 
   m.tri_v.resize(3 * nt);
   m.tri_n.resize(3 * nt);
   if (nv != 0 && std::fread(m.coords.data(), 8, nv, file.f) != nv) {
-    error = meshfmt("%s: byte offset %" PRIu64 ": read error", p, mesh_coords_offset(0));
+    error = grfmt("%s: byte offset %" PRIu64 ": read error", p, mesh_coords_offset(0));
     return false;
   }
   if (nt != 0 && std::fread(m.tri_v.data(), 12, nt, file.f) != nt) {
-    error = meshfmt("%s: byte offset %" PRIu64 ": read error", p, mesh_tri_v_offset(nv, 0));
+    error = grfmt("%s: byte offset %" PRIu64 ": read error", p, mesh_tri_v_offset(nv, 0));
     return false;
   }
   if (nt != 0 && std::fread(m.tri_n.data(), 12, nt, file.f) != nt) {
-    error = meshfmt("%s: byte offset %" PRIu64 ": read error", p, mesh_tri_n_offset(nv, nt, 0));
+    error = grfmt("%s: byte offset %" PRIu64 ": read error", p, mesh_tri_n_offset(nv, nt, 0));
     return false;
   }
   const std::string problem = validate_mesh(m);
@@ -675,7 +655,7 @@ inline HostMesh load_mesh(const std::string& path) {
 inline bool write_mesh(const std::string& path, const HostMesh& m, std::string& error) {
   const uint64_t nv = m.nvertices, nt = m.ntriangles;
   if (m.coords.size() != 2 * nv || m.tri_v.size() != 3 * nt || m.tri_n.size() != 3 * nt) {
-    error = detail::meshfmt("%s: cannot write a mesh of %" PRIu64 " vertices and %" PRIu64
+    error = detail::grfmt("%s: cannot write a mesh of %" PRIu64 " vertices and %" PRIu64
                             " triangles from arrays of %zu coordinates, %zu vertex ids and %zu neighbour ids",
                             path.c_str(), nv, nt, m.coords.size(), m.tri_v.size(), m.tri_n.size());
     return false;

@@ -18,7 +18,7 @@
 
 use std::io::{self, Read, Write};
 
-use super::capped;
+use super::{Pos, capped};
 use crate::csr::Csr;
 use crate::error::{GraphError, Result};
 use crate::progress::{Progress, Unit};
@@ -26,41 +26,7 @@ use crate::progress::{Progress, Unit};
 const HEADER: u64 = 32;
 const CHUNK: usize = 1 << 20;
 
-/// A reader that knows its byte offset, for error messages.
-struct Pos<R> {
-    inner: R,
-    offset: u64,
-    path: String,
-}
-
 impl<R: Read> Pos<R> {
-    /// Fills `buf` or fails naming the offset and what was being read.
-    fn read_exact(&mut self, buf: &mut [u8], what: &dyn Fn() -> String) -> Result<()> {
-        let mut filled = 0;
-        while filled < buf.len() {
-            match self.inner.read(&mut buf[filled..]) {
-                Ok(0) => {
-                    return Err(GraphError::byte(
-                        &self.path,
-                        self.offset + filled as u64,
-                        format!("file truncated: expected {}, found end of file", what()),
-                    ));
-                }
-                Ok(k) => filled += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(GraphError::byte(
-                        &self.path,
-                        self.offset + filled as u64,
-                        format!("read error while reading {}: {e}", what()),
-                    ));
-                }
-            }
-        }
-        self.offset += buf.len() as u64;
-        Ok(())
-    }
-
     /// Reads `count` little-endian words of `width` bytes (4 or 8), calling `each(index, value)`.
     fn words(
         &mut self,

@@ -10,7 +10,7 @@ pub mod metis;
 pub mod mtx;
 pub mod snap;
 
-use std::io::{BufRead, Read};
+use std::io::{self, BufRead, Read};
 
 use crate::error::{GraphError, Result};
 
@@ -210,6 +210,43 @@ pub(crate) const RESERVE_CAP: u64 = 1 << 26;
 
 pub(crate) fn capped(n: u64) -> usize {
     n.min(RESERVE_CAP) as usize
+}
+
+/// A reader that knows its byte offset, for error messages (the binary formats: `.gr`,
+/// `.mesh`; each adds its own word readers).
+pub(crate) struct Pos<R> {
+    pub(crate) inner: R,
+    pub(crate) offset: u64,
+    pub(crate) path: String,
+}
+
+impl<R: Read> Pos<R> {
+    /// Fills `buf` or fails naming the offset and what was being read.
+    pub(crate) fn read_exact(&mut self, buf: &mut [u8], what: &dyn Fn() -> String) -> Result<()> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match self.inner.read(&mut buf[filled..]) {
+                Ok(0) => {
+                    return Err(GraphError::byte(
+                        &self.path,
+                        self.offset + filled as u64,
+                        format!("file truncated: expected {}, found end of file", what()),
+                    ));
+                }
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(GraphError::byte(
+                        &self.path,
+                        self.offset + filled as u64,
+                        format!("read error while reading {}: {e}", what()),
+                    ));
+                }
+            }
+        }
+        self.offset += buf.len() as u64;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use std::path::Path;
 
 use super::{GRID, MAX_COUNT, Mesh, NONE, Point};
 use crate::error::{GraphError, Result};
+use crate::format::Pos;
 
 /// The first 8 bytes of every `.mesh` file.
 pub const MAGIC: &[u8; 8] = b"IRGLMESH";
@@ -57,42 +58,9 @@ pub fn write_file(mesh: &Mesh, path: &Path) -> Result<()> {
     write(mesh, BufWriter::with_capacity(CHUNK, file)).map_err(|e| GraphError::io(&name, e))
 }
 
-/// A reader that knows its byte offset, for error messages.
-struct Pos<R> {
-    inner: R,
-    offset: u64,
-    path: String,
-}
-
 impl<R: Read> Pos<R> {
-    fn read_exact(&mut self, buf: &mut [u8], what: &dyn Fn() -> String) -> Result<()> {
-        let mut filled = 0;
-        while filled < buf.len() {
-            match self.inner.read(&mut buf[filled..]) {
-                Ok(0) => {
-                    return Err(GraphError::byte(
-                        &self.path,
-                        self.offset + filled as u64,
-                        format!("file truncated: expected {}, found end of file", what()),
-                    ));
-                }
-                Ok(k) => filled += k,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(GraphError::byte(
-                        &self.path,
-                        self.offset + filled as u64,
-                        format!("read error while reading {}: {e}", what()),
-                    ));
-                }
-            }
-        }
-        self.offset += buf.len() as u64;
-        Ok(())
-    }
-
     /// Reads `count` 4-byte little-endian words, calling `each(index, word, offset)`.
-    fn words(
+    fn mesh_words(
         &mut self,
         count: u64,
         what: &str,
@@ -225,7 +193,7 @@ pub fn read<R: Read>(reader: R, path: &str, len: Option<u64>) -> Result<Mesh> {
     }
     let grid = GRID as i32;
     let mut coords: Vec<i32> = Vec::with_capacity(crate::format::capped(nv * 2));
-    r.words(nv * 2, "coordinates", |i, w, at| {
+    r.mesh_words(nv * 2, "coordinates", |i, w, at| {
         let c = i32::from_le_bytes(w);
         if !(0..=grid).contains(&c) {
             return Err(GraphError::byte(
@@ -248,7 +216,7 @@ pub fn read<R: Read>(reader: R, path: &str, len: Option<u64>) -> Result<Mesh> {
     drop(coords);
     let mut tri_v: Vec<[u32; 3]> = Vec::with_capacity(crate::format::capped(nt));
     let mut cur = [0u32; 3];
-    r.words(nt * 3, "vertex ids of triangles", |i, w, at| {
+    r.mesh_words(nt * 3, "vertex ids of triangles", |i, w, at| {
         let x = u32::from_le_bytes(w);
         if u64::from(x) >= nv {
             return Err(GraphError::byte(
@@ -267,7 +235,7 @@ pub fn read<R: Read>(reader: R, path: &str, len: Option<u64>) -> Result<Mesh> {
         Ok(())
     })?;
     let mut tri_n: Vec<[u32; 3]> = Vec::with_capacity(crate::format::capped(nt));
-    r.words(nt * 3, "neighbours of triangles", |i, w, at| {
+    r.mesh_words(nt * 3, "neighbours of triangles", |i, w, at| {
         let x = u32::from_le_bytes(w);
         if x != NONE && u64::from(x) >= nt {
             return Err(GraphError::byte(

@@ -59,23 +59,14 @@ impl MeshVerdict {
 
 impl fmt::Display for MeshVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let word = if self.ok { "match" } else { "MISMATCH" };
-        writeln!(f, "dmr: {word}")?;
-        for s in &self.summary {
-            writeln!(f, "  {s}")?;
-        }
-        if !self.mismatches.is_empty() {
-            writeln!(
-                f,
-                "  first {} of {} mismatches:",
-                self.mismatches.len(),
-                self.mismatch_count
-            )?;
-            for m in &self.mismatches {
-                writeln!(f, "    {m}")?;
-            }
-        }
-        Ok(())
+        crate::verify::write_verdict(
+            f,
+            "dmr",
+            self.ok,
+            &self.summary,
+            &self.mismatches,
+            self.mismatch_count,
+        )
     }
 }
 
