@@ -343,6 +343,30 @@ TEST(worklist_set_permute) {
   }
 }
 
+TEST(backoff_chunks) {
+  EXPECT_EQ(irgl::backoff_chunk(1000u, 4u, 32u, 64u), 4u);
+  EXPECT_EQ(irgl::backoff_chunk(32u, 4u, 32u, 64u), 4u);   // at the threshold: in runs
+  EXPECT_EQ(irgl::backoff_chunk(31u, 4u, 32u, 64u), 31u);  // below it: one thread takes all
+  EXPECT_EQ(irgl::backoff_chunk(0u, 4u, 32u, 64u), 1u);    // never a chunk of 0
+  EXPECT_EQ(irgl::backoff_chunk(5u, 8u, 0u, 64u), 8u);     // 0: never serial
+  // Auto: one run per thread, 1 while there are no more items than threads.
+  EXPECT_EQ(irgl::backoff_chunk(64u, irgl::kChunkAuto, 32u, 64u), 1u);
+  EXPECT_EQ(irgl::backoff_chunk(65u, irgl::kChunkAuto, 32u, 64u), 2u);
+  EXPECT_EQ(irgl::backoff_chunk(1000u, irgl::kChunkAuto, 32u, 64u), 16u);
+  EXPECT_EQ(irgl::backoff_chunk(0xffffffffu, irgl::kChunkAuto, 0u, 270336u), 15888u);
+  EXPECT_EQ(irgl::chunks_of(0u, 4u), 0u);
+  EXPECT_EQ(irgl::chunks_of(8u, 4u), 2u);
+  EXPECT_EQ(irgl::chunks_of(9u, 4u), 3u);
+  EXPECT_EQ(irgl::chunks_of(0xffffffffu, 2u), 0x80000000u);  // no overflow near the top
+  EXPECT_EQ(irgl::chunks_of(uint64_t{1} << 40, 1024u), uint64_t{1} << 30);
+  // Auto runs cover every item with at most `threads` runs.
+  for (uint32_t items : {1u, 63u, 64u, 65u, 1000u, 4097u}) {
+    const uint32_t c = irgl::backoff_chunk(items, irgl::kChunkAuto, 0u, 64u);
+    EXPECT(irgl::chunks_of(items, c) <= 64u);
+    EXPECT(static_cast<uint64_t>(c) * 64u >= items);
+  }
+}
+
 TEST(overflow_message) {
   EXPECT_EQ(irgl::worklist_overflow_message("bfs_kernel", 1000, 50000),
             std::string("worklist overflow in kernel bfs_kernel: capacity 1000 items, at least 50000 pushed; "
@@ -363,6 +387,7 @@ int main(int argc, char** argv) {
     ws.check_overflow("push_range");
     return 0;  // not reached
   }
+  RUN(backoff_chunks);
   RUN(push_contention_1M);
   RUN(push_overflow_guard);
   RUN(reserve_thread_random);

@@ -238,7 +238,7 @@ fn find_sites(body: &Body, block: &Block, id: KernelId, ctx: Ctx, out: &mut Vec<
             StmtKind::Launch(l) if l.kernel == id => {
                 let retry_loop = block
                     .get(i + 1)
-                    .is_some_and(|&n| is_retry_loop(body, n, id));
+                    .is_some_and(|&n| visit::is_retry_loop_of(body, n, id));
                 let iterate = (ctx == Ctx::IterateLoop(id) && i == 0).then(|| {
                     let rest = &block[if retry_loop { 2 } else { 1 }..];
                     rest.len() == 3 && is_round_tail(body, rest)
@@ -250,7 +250,7 @@ fn find_sites(body: &Body, block: &Block, id: KernelId, ctx: Ctx, out: &mut Vec<
                 });
             }
             // The re-invocation loop's launch belongs to the launch before it.
-            StmtKind::Loop(_) if is_retry_loop(body, s, id) => {}
+            StmtKind::Loop(_) if visit::is_retry_loop_of(body, s, id) => {}
             StmtKind::Region(r) => {
                 let inner = match r.kind {
                     RegionKind::Iterate(k) => Ctx::IterateRegion(k),
@@ -270,27 +270,6 @@ fn find_sites(body: &Body, block: &Block, id: KernelId, ctx: Ctx, out: &mut Vec<
             }
         }
     }
-}
-
-/// `loop while wl.retry.size != 0 { wl.swap retry; launch K(..) }`.
-fn is_retry_loop(body: &Body, s: StmtId, id: KernelId) -> bool {
-    let StmtKind::Loop(l) = &body.stmts[s].kind else {
-        return false;
-    };
-    let cond_is_retry = l.cond.is_some_and(|c| {
-        visit::expr_any(body, c, &|e| {
-            matches!(e, ExprKind::WorklistSize(WorklistRef::Retry))
-        })
-    });
-    cond_is_retry
-        && l.init.is_empty()
-        && l.step.is_empty()
-        && l.body.len() == 2
-        && matches!(
-            body.stmts[l.body[0]].kind,
-            StmtKind::WorklistSwap(WorklistRef::Retry)
-        )
-        && matches!(&body.stmts[l.body[1]].kind, StmtKind::Launch(x) if x.kernel == id)
 }
 
 /// `wl.swap out; count_iteration; if wl.in.size == 0 { break }`: the end of a round.

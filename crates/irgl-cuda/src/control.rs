@@ -478,6 +478,14 @@ impl Emitter<'_> {
                                 panic!("{}: a reducing kernel launched without a reduction", k.name)
                             }
                         },
+                        "irgl_chunk" => match k.backoff {
+                            Some(b) if l.backoff => format!(
+                                "irgl::backoff_chunk(irgl_in.size(), {}, {}u, static_cast<uint64_t>(gridDim.x) * blockDim.x)",
+                                crate::host::chunk_arg(b.chunk),
+                                b.serial_below
+                            ),
+                            _ => "1u".to_string(),
+                        },
                         other => other.to_string(),
                     });
                 }

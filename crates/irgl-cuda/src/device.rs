@@ -126,6 +126,9 @@ pub(crate) fn kernel_runtime_params(facts: &KernelFacts) -> Vec<(&'static str, &
         p.push(("irgl::Worklist", "irgl_out"));
         p.push(("irgl::Worklist", "irgl_retry"));
     }
+    if facts.backoff {
+        p.push(("uint32_t", "irgl_chunk"));
+    }
     if facts.reduces {
         p.push(("irgl::ReduceFlag", "irgl_reduce"));
         p.push(("irgl::Reduce", "irgl_rkind"));
@@ -155,6 +158,10 @@ pub(crate) fn needs_exit(body: &Body, block: &Block) -> bool {
             .any(|b| needs_exit(body, b)),
     })
 }
+
+/// What the chunk of a kernel with retry backoff is, said where its outer loop uses it.
+const CHUNK_NOTE: &str =
+    "retry backoff: irgl_chunk consecutive items a thread (1 in launches without backoff)";
 
 impl Emitter<'_> {
     /// The kernel constructs.
@@ -278,6 +285,27 @@ impl Emitter<'_> {
         self.continues.push(ContinueAs::Continue);
         self.block_trips.push(false);
         match &f.space {
+            Space::Worklist if top && self.chunked => {
+                self.w
+                    .line(format!("const uint32_t irgl_size{n} = irgl_in.size();"));
+                self.w.line(format!(
+                    "const uint32_t irgl_chunks{n} = irgl::chunks_of(irgl_size{n}, irgl_chunk);  // {CHUNK_NOTE}"
+                ));
+                self.w.open(format!(
+                    "for (uint32_t irgl_c{n} = {}; irgl_c{n} < irgl_chunks{n}; {}) {{",
+                    from("0"),
+                    advance(&format!("irgl_c{n}"))
+                ));
+                self.w.line(format!(
+                    "const uint32_t irgl_first{n} = irgl_c{n} * irgl_chunk;"
+                ));
+                self.w.line(format!(
+                    "const uint32_t irgl_end{n} = irgl_first{n} + irgl::min_of(irgl_chunk, irgl_size{n} - irgl_first{n});"
+                ));
+                let head = format!("for (uint32_t {v} = irgl_first{n}; {v} < irgl_end{n}; ++{v}) ");
+                self.braced(&head, &f.body);
+                self.w.close("}");
+            }
             Space::Worklist => {
                 self.w
                     .line(format!("const uint32_t irgl_size{n} = irgl_in.size();"));
@@ -487,12 +515,31 @@ impl Emitter<'_> {
             }
             Space::Inspected => panic!("{}: an inspected space on an outer loop", f.id),
         };
+        let chunked = self.chunked && f.space == Space::Worklist;
+        let trips = if chunked {
+            self.w.line(format!(
+                "const uint64_t irgl_chunks{n} = irgl::chunks_of(irgl_total{n}, irgl_chunk);  // {CHUNK_NOTE}"
+            ));
+            format!("irgl_chunks{n}")
+        } else {
+            format!("irgl_total{n}")
+        };
         self.w.open(format!(
-            "for (uint64_t irgl_base{n} = 0; irgl_base{n} < irgl_total{n}; irgl_base{n} += static_cast<uint64_t>(blockDim.x) * gridDim.x) {{"
+            "for (uint64_t irgl_base{n} = 0; irgl_base{n} < {trips}; irgl_base{n} += static_cast<uint64_t>(blockDim.x) * gridDim.x) {{"
         ));
-        self.w.line(format!(
-            "const uint64_t irgl_i{n} = irgl_base{n} + blockIdx.x * blockDim.x + threadIdx.x;"
-        ));
+        if chunked {
+            // The chunk is the same in every thread: the trips stay uniform.
+            self.w.open(format!(
+                "for (uint32_t irgl_k{n} = 0; irgl_k{n} < irgl_chunk; ++irgl_k{n}) {{"
+            ));
+            self.w.line(format!(
+                "const uint64_t irgl_i{n} = (irgl_base{n} + blockIdx.x * blockDim.x + threadIdx.x) * irgl_chunk + irgl_k{n};"
+            ));
+        } else {
+            self.w.line(format!(
+                "const uint64_t irgl_i{n} = irgl_base{n} + blockIdx.x * blockDim.x + threadIdx.x;"
+            ));
+        }
         self.w.line(format!(
             "const bool irgl_active{n} = irgl_i{n} < irgl_total{n};"
         ));
@@ -507,6 +554,9 @@ impl Emitter<'_> {
         self.active.push(format!("irgl_active{n}"));
         self.block(&f.body);
         self.active.pop();
+        if chunked {
+            self.w.close("}");
+        }
         self.w.close("}");
         self.w.close("}");
     }

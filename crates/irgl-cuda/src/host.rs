@@ -23,6 +23,9 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
     if facts.reduces {
         sig.push("irgl::Reduce irgl_rkind".to_string());
     }
+    if facts.backoff {
+        sig.push("bool irgl_backoff".to_string());
+    }
     let mut args: Vec<String> = k
         .params
         .iter()
@@ -40,13 +43,16 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
                 "irgl_reduce" => "h.reduce.view()",
                 "irgl_rkind" => "irgl_rkind",
                 "irgl_queue" => "h.queue.view()",
+                "irgl_chunk" => "irgl_chunk",
                 other => panic!("unknown runtime parameter {other}"),
             }
             .to_string(),
         );
     }
     let args = args.join(", ");
-    let work = if facts.pops {
+    let work = if facts.backoff {
+        "irgl::chunks_of(irgl_items, irgl_chunk)"
+    } else if facts.pops {
         "h.wl.in().size()"
     } else if facts.over_nodes {
         "h.hg.nnodes"
@@ -59,6 +65,30 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
     let mut w = Writer::new(0);
     w.open(format!("static void launch_{name}({}) {{", sig.join(", ")));
     w.line(format!("h.times.begin(\"{}\");", k.name));
+    if let Some(b) = k.backoff {
+        w.line(
+            "// Retry backoff: a launch with backoff hands each thread a run of consecutive items",
+        );
+        w.line(format!(
+            "// (items that conflict lie close together in the worklist): {}.",
+            match b.chunk {
+                Chunk::Auto => "one run per thread of the resident grid".to_string(),
+                Chunk::Items(n) => format!("{n} items a run, a thread per run"),
+            }
+        ));
+        if b.serial_below > 0 {
+            w.line(format!(
+                "// Below {} items, one thread takes them all.",
+                b.serial_below
+            ));
+        }
+        w.line("const uint32_t irgl_items = h.wl.in().size();");
+        w.line(format!(
+            "const uint32_t irgl_chunk = irgl_backoff ? irgl::backoff_chunk(irgl_items, {}, {}u, static_cast<uint64_t>(h.grid_cap) * BLOCK) : 1u;",
+            chunk_arg(b.chunk),
+            b.serial_below
+        ));
+    }
     if facts.cooperative {
         w.line(format!(
             // All resident blocks (0), no dynamic shared memory, the default stream.
@@ -121,7 +151,15 @@ impl Emitter<'_> {
                     args.push_str(", ");
                     args.push_str(reduce_kind(r));
                 }
-                self.w.line(format!("launch_{}(h{args});", cpp(&k.name)));
+                let mut note = "";
+                if k.backoff.is_some() {
+                    args.push_str(if l.backoff { ", true" } else { ", false" });
+                    if l.backoff {
+                        note = "  // with backoff";
+                    }
+                }
+                self.w
+                    .line(format!("launch_{}(h{args});{note}", cpp(&k.name)));
             }
             StmtKind::WorklistClear => self.w.line("h.wl.clear();"),
             StmtKind::WorklistInit(Initial::List(items)) => {
@@ -168,6 +206,14 @@ impl Emitter<'_> {
             }
             k => panic!("{k:?} is not an orchestration statement"),
         }
+    }
+}
+
+/// The `chunk` argument of `irgl::backoff_chunk`.
+pub(crate) fn chunk_arg(c: Chunk) -> String {
+    match c {
+        Chunk::Auto => "irgl::kChunkAuto".to_string(),
+        Chunk::Items(n) => format!("{n}u"),
     }
 }
 

@@ -271,6 +271,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         let mut e = stmt::Emitter::new(m, &k.body, Side::Device, graph, 1);
         e.x.error_base = expr::array_error_code(id.index(), LocalId::from_index(0));
         e.asynchrony = k.asynchronous;
+        e.chunked = k.backoff.is_some();
         e.x.asynchronous = k.asynchronous.is_some();
         e.x.coherent = &coherent;
         e.deferred_sums();

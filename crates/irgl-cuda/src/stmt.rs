@@ -40,6 +40,9 @@ pub(crate) struct Emitter<'a> {
     pub control: Option<crate::control::ControlCtx>,
     /// The kernel runs asynchronously: which of its pushes go to its task queue.
     pub asynchrony: Option<Asynchrony>,
+    /// The kernel has retry backoff: its outermost worklist loop hands each thread
+    /// `irgl_chunk` consecutive items at a time.
+    pub chunked: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -61,6 +64,7 @@ impl<'a> Emitter<'a> {
             loop_slots: std::collections::HashMap::new(),
             control: None,
             asynchrony: None,
+            chunked: false,
         }
     }
 

@@ -130,6 +130,10 @@ pub fn optimize(
     trace.step("run_asynchronously", t, m);
 
     let t = Instant::now();
+    irgl_opt::backoff_retries(m, config)?;
+    trace.step("backoff_retries", t, m);
+
+    let t = Instant::now();
     irgl_opt::unroll_pipes(m, config)?;
     trace.step("unroll_pipes", t, m);
 

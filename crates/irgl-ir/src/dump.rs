@@ -104,9 +104,16 @@ pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> S
         Some(a) => format!(" async({})", a.name()),
         None => String::new(),
     };
+    let backoff = match k.backoff {
+        Some(b) => format!(
+            " backoff(chunk {}, serial below {})",
+            b.chunk, b.serial_below
+        ),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "kernel {id} {}({}){shared}{asynchronous} {{",
+        "kernel {id} {}({}){shared}{asynchronous}{backoff} {{",
         k.name,
         params.join(", ")
     );
@@ -392,8 +399,9 @@ impl Printer<'_> {
                     Some(Reduction::Any) => " reduce any".into(),
                     Some(Reduction::All) => " reduce all".into(),
                 };
+                let backoff = if l.backoff { " with backoff" } else { "" };
                 let text = format!(
-                    "launch {} {}({}){reduce}",
+                    "launch {} {}({}){reduce}{backoff}",
                     l.kernel,
                     self.m.kernels[l.kernel].name,
                     args.join(", ")

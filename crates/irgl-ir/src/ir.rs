@@ -156,6 +156,55 @@ pub struct Kernel {
     /// Runs asynchronously (`run_asynchronously`): its launch goes on with the items its own
     /// pushes feed until none is left, instead of a round per launch.
     pub asynchronous: Option<Asynchrony>,
+    /// Retry backoff (`backoff_retries`): the kernel takes the number of consecutive items
+    /// each thread processes (`irgl_chunk`); its launches marked [`Launch::backoff`] choose it
+    /// by this, the others pass 1.
+    pub backoff: Option<Backoff>,
+}
+
+/// How a kernel's launches with backoff hand out items (retry backoff): items close
+/// together in a worklist that `Retry` fills tend to conflict, so each thread takes a run of
+/// consecutive ones; below `serial_below` items one thread takes them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Backoff {
+    pub chunk: Chunk,
+    /// 0: never serial.
+    pub serial_below: u32,
+}
+
+/// How many consecutive items a thread takes in a launch with retry backoff.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Chunk {
+    /// A blocked distribution over the resident grid: one run per thread, as long as the
+    /// items per thread (1 while there are no more items than threads).
+    #[default]
+    Auto,
+    /// This many (1 to 1024): the grid has a thread per run.
+    Items(u32),
+}
+
+impl Chunk {
+    /// `auto` or a number of items in 1..=1024.
+    pub fn parse(s: &str) -> Result<Chunk, String> {
+        match s {
+            "auto" => Ok(Chunk::Auto),
+            n => match n.parse::<u32>() {
+                Ok(n) if (1..=1024).contains(&n) => Ok(Chunk::Items(n)),
+                _ => Err(format!(
+                    "`{s}`: not a chunk (auto, or 1 to 1024 consecutive items per thread)"
+                )),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Chunk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Chunk::Auto => f.write_str("auto"),
+            Chunk::Items(n) => write!(f, "{n}"),
+        }
+    }
 }
 
 /// Which pushes of an asynchronous kernel feed its own launch (the shared task queue of
@@ -657,6 +706,9 @@ pub struct Launch {
     pub args: Vec<ExprId>,
     /// The reduction the kernel's `Reduce`s contribute to.
     pub reduce: Option<Reduction>,
+    /// Hands out its items by the kernel's [`Kernel::backoff`]: a retry round (the launch
+    /// right after `wl.swap retry`), or with `--backoff-rounds all` any launch of the kernel.
+    pub backoff: bool,
 }
 
 /// The initial contents of a worklist.
@@ -849,6 +901,8 @@ pub struct KernelFacts {
     pub indexes_arrays: bool,
     /// Runs asynchronously: takes the task queue, launched on every resident block.
     pub asynchronous: bool,
+    /// Has retry backoff: takes the chunk its outer loop hands each thread.
+    pub backoff: bool,
 }
 
 impl Kernel {
@@ -899,6 +953,7 @@ impl Kernel {
         });
         f.uses_worklist |= f.pops;
         f.asynchronous = self.asynchronous.is_some();
+        f.backoff = self.backoff.is_some();
         f
     }
 

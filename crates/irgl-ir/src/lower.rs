@@ -150,6 +150,7 @@ impl ModuleCx<'_> {
             body: b.body,
             shared_bytes: 0,
             asynchronous: None,
+            backoff: None,
         }
     }
 
@@ -1159,6 +1160,7 @@ impl<'a> BodyBuilder<'a> {
                 kernel,
                 args: args.clone(),
                 reduce,
+                backoff: false,
             }),
             span,
         );
@@ -1172,6 +1174,7 @@ impl<'a> BodyBuilder<'a> {
                     kernel,
                     args: again,
                     reduce,
+                    backoff: false,
                 }),
                 span,
             );

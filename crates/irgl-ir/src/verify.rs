@@ -56,10 +56,14 @@ pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
         if k.asynchronous.is_some() {
             errors.extend(asynchronous_kernel(k));
         }
+        if let Some(b) = k.backoff {
+            errors.extend(backoff_kernel(k, b));
+        }
     }
     let mut v = Verifier::new(module, &module.host, Side::Host, "main".into());
     v.run();
     errors.extend(v.errors);
+    errors.extend(backoff_launches(module));
     if errors.is_empty() {
         Ok(())
     } else {
@@ -97,6 +101,48 @@ fn asynchronous_kernel(k: &Kernel) -> Vec<VerifyError> {
             "an asynchronous kernel neither reduces nor has a grid barrier".into(),
         ));
     }
+    errors
+}
+
+/// A kernel with retry backoff pops the input worklist in rounds (its launches hand out the
+/// items), and hands out at least one item at a time.
+fn backoff_kernel(k: &Kernel, b: Backoff) -> Vec<VerifyError> {
+    let error = |message: String| VerifyError {
+        body: format!("kernel {}", k.name),
+        stmt: None,
+        message,
+    };
+    let mut errors = Vec::new();
+    let facts = k.facts();
+    if !facts.pops || facts.asynchronous {
+        errors.push(error(
+            "a kernel with retry backoff pops the worklist and is not asynchronous".into(),
+        ));
+    }
+    if let Chunk::Items(n) = b.chunk
+        && !(1..=1024).contains(&n)
+    {
+        errors.push(error(format!("retry backoff with a chunk of {n} items")));
+    }
+    errors
+}
+
+/// A launch with backoff launches a kernel with retry backoff.
+fn backoff_launches(m: &Module) -> Vec<VerifyError> {
+    let body = &m.host;
+    let mut errors = Vec::new();
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Launch(l) = &body.stmts[s].kind
+            && l.backoff
+            && m.kernels.get(l.kernel).is_none_or(|k| k.backoff.is_none())
+        {
+            errors.push(VerifyError {
+                body: "main".into(),
+                stmt: Some(s),
+                message: format!("launch of {} with backoff, which has none", l.kernel),
+            });
+        }
+    });
     errors
 }
 

@@ -301,3 +301,35 @@ pub fn other_uses_of_global(body: &Body, g: GlobalId) -> bool {
     });
     other
 }
+
+/// The launch inside `s` if `s` is a re-invocation loop over the retry worklist, as lowering
+/// writes one after each launch of a kernel that retries:
+/// `loop while wl.retry.size != 0 { wl.swap retry; launch K(..) }`.
+pub fn retry_loop_launch(body: &Body, s: StmtId) -> Option<StmtId> {
+    let StmtKind::Loop(l) = &body.stmts[s].kind else {
+        return None;
+    };
+    let cond_is_retry = l.cond.is_some_and(|c| {
+        expr_any(body, c, &|e| {
+            matches!(e, ExprKind::WorklistSize(WorklistRef::Retry))
+        })
+    });
+    let shape = cond_is_retry
+        && l.init.is_empty()
+        && l.step.is_empty()
+        && l.body.len() == 2
+        && matches!(
+            body.stmts[l.body[0]].kind,
+            StmtKind::WorklistSwap(WorklistRef::Retry)
+        )
+        && matches!(body.stmts[l.body[1]].kind, StmtKind::Launch(_));
+    shape.then_some(l.body[1])
+}
+
+/// Whether `s` is a re-invocation loop over the retry worklist that launches `k`
+/// ([`retry_loop_launch`]).
+pub fn is_retry_loop_of(body: &Body, s: StmtId, k: KernelId) -> bool {
+    retry_loop_launch(body, s).is_some_and(
+        |launch| matches!(&body.stmts[launch].kind, StmtKind::Launch(l) if l.kernel == k),
+    )
+}

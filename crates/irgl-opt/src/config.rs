@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use irgl_ir::{GridSize, Policy};
+use irgl_ir::{Chunk, GridSize, Policy};
 use serde::{Deserialize, Serialize};
 
 /// Every option of the middle end. `Default` is the unoptimized baseline.
@@ -26,7 +26,7 @@ pub struct OptConfig {
     pub aggregate: AggregateConfig,
     /// Asynchronous worklist kernels: which run as one launch over a shared task queue.
     #[serde(rename = "async")]
-    pub asynchronous: AsyncConfig,
+    pub asynchronous: KernelSet,
     /// The grid of asynchronous kernels launched from the host (with `async` only).
     #[serde(with = "grid_text")]
     pub async_grid: GridSize,
@@ -34,7 +34,7 @@ pub struct OptConfig {
     pub async_local: bool,
     /// Copies of the body of every repeating `Pipe` per trip of its loop (1: no unrolling).
     pub pipe_unroll: u32,
-    /// Retry backoff for conflict-heavy retry worklists.
+    /// Retry backoff: how the rounds over conflict-heavy retry worklists hand out items.
     pub retry_backoff: BackoffConfig,
 }
 
@@ -46,7 +46,7 @@ impl Default for OptConfig {
             outline: OutlineConfig::None,
             outline_grid: GridSize::Resident,
             aggregate: AggregateConfig::default(),
-            asynchronous: AsyncConfig::None,
+            asynchronous: KernelSet::None,
             async_grid: GridSize::PerSm(1),
             async_local: false,
             pipe_unroll: 1,
@@ -213,47 +213,46 @@ impl fmt::Display for OutlineConfig {
     }
 }
 
-/// Which worklist kernels run asynchronously (`irglc emit outline` lists the candidates).
+/// The kernels an optimization applies to: those of `--async` (`irglc emit outline` lists
+/// the candidates) and of `--retry-backoff`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum AsyncConfig {
-    /// Every launch is one round.
+pub enum KernelSet {
+    /// None of them.
     #[default]
     None,
-    /// Every kernel that can.
+    /// Every kernel that it applies to.
     All,
-    /// These kernels, by name.
+    /// These kernels, by name (each must be one it applies to).
     Kernels(BTreeSet<String>),
 }
 
-impl AsyncConfig {
+impl KernelSet {
     /// `none`, `all`, or a comma-separated list of kernel names.
-    pub fn parse(s: &str) -> Result<AsyncConfig, String> {
+    pub fn parse(s: &str) -> Result<KernelSet, String> {
         match s {
-            "none" => Ok(AsyncConfig::None),
-            "all" => Ok(AsyncConfig::All),
+            "none" => Ok(KernelSet::None),
+            "all" => Ok(KernelSet::All),
             list => {
                 let names: BTreeSet<String> =
                     list.split(',').map(|n| n.trim().to_string()).collect();
                 match names.iter().find(|n| n.is_empty()) {
                     Some(_) => Err(format!(
-                        "`{list}`: not a list of kernels (none, all, or names such as sssp_nf,bfs_wl)"
+                        "`{list}`: not a list of kernels (none, all, or names such as sssp_nf,refine)"
                     )),
-                    None => Ok(AsyncConfig::Kernels(names)),
+                    None => Ok(KernelSet::Kernels(names)),
                 }
             }
         }
     }
 }
 
-impl fmt::Display for AsyncConfig {
+impl fmt::Display for KernelSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AsyncConfig::None => f.write_str("none"),
-            AsyncConfig::All => f.write_str("all"),
-            AsyncConfig::Kernels(n) => {
-                f.write_str(&n.iter().cloned().collect::<Vec<_>>().join(","))
-            }
+            KernelSet::None => f.write_str("none"),
+            KernelSet::All => f.write_str("all"),
+            KernelSet::Kernels(n) => f.write_str(&n.iter().cloned().collect::<Vec<_>>().join(",")),
         }
     }
 }
@@ -307,11 +306,78 @@ impl AggregateLevel {
     }
 }
 
-/// Retry backoff (blocked distribution of the retry worklist, serial below a threshold).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Retry backoff (`backoff_retries`): the launches with backoff of these kernels (their
+/// retry rounds, or all of them) hand each thread a run of consecutive items (a blocked
+/// distribution), and all of them to one thread below `serial_below` items.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BackoffConfig {
-    pub enabled: bool,
+    pub kernels: KernelSet,
+    /// The run of items per thread: `auto` (one run per thread of the resident grid) or 1 to
+    /// 1024 items (a thread per run: fewer threads).
+    #[serde(with = "chunk_text")]
+    pub chunk: Chunk,
+    /// Below this many items, one thread takes them all (0: never).
+    pub serial_below: u32,
+    /// Which launches of the kernels have backoff.
+    pub rounds: BackoffRounds,
+}
+
+impl Default for BackoffConfig {
+    fn default() -> Self {
+        BackoffConfig {
+            kernels: KernelSet::None,
+            chunk: Chunk::Auto,
+            serial_below: 32,
+            rounds: BackoffRounds::Retry,
+        }
+    }
+}
+
+/// The launches that retry backoff applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackoffRounds {
+    /// The rounds over the retry worklist (the IrGL paper).
+    #[default]
+    Retry,
+    /// Every launch of the kernel: its rounds over the input worklist too, whose items that
+    /// neighbour each other (pushed together) conflict alike.
+    All,
+}
+
+impl BackoffRounds {
+    pub fn parse(s: &str) -> Result<BackoffRounds, String> {
+        match s {
+            "retry" => Ok(BackoffRounds::Retry),
+            "all" => Ok(BackoffRounds::All),
+            other => Err(format!(
+                "`{other}`: not a choice of rounds (retry: the retry rounds; all: every launch)"
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BackoffRounds::Retry => "retry",
+            BackoffRounds::All => "all",
+        }
+    }
+}
+
+/// `Chunk` as its text in JSON (`"auto"`, `"4"`).
+mod chunk_text {
+    use irgl_ir::Chunk;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &Chunk, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(c)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Chunk, D::Error> {
+        let text = String::deserialize(d)?;
+        Chunk::parse(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 /// `GridSize` as its text in JSON (`"resident"`, `"sm"`, `"4sm"`, `"64"`).
@@ -372,13 +438,13 @@ impl OptConfig {
                 self.outline_grid
             ));
         }
-        if self.asynchronous == AsyncConfig::None && self.async_grid != GridSize::PerSm(1) {
+        if self.asynchronous == KernelSet::None && self.async_grid != GridSize::PerSm(1) {
             errors.push(format!(
                 "--async-grid {}: the grid of asynchronous kernels applies only with --async",
                 self.async_grid
             ));
         }
-        if self.asynchronous == AsyncConfig::None && self.async_local {
+        if self.asynchronous == KernelSet::None && self.async_local {
             errors.push(
                 "--async-local on: continuations apply only to asynchronous kernels (--async)"
                     .to_string(),
@@ -390,8 +456,27 @@ impl OptConfig {
                 self.pipe_unroll
             ));
         }
-        if self.retry_backoff.enabled {
-            errors.push("--retry-backoff: retry backoff is not implemented yet".to_string());
+        let backoff = &self.retry_backoff;
+        let defaults = BackoffConfig::default();
+        if backoff.kernels == KernelSet::None {
+            if backoff.chunk != defaults.chunk {
+                errors.push(format!(
+                    "--backoff-chunk {}: applies only with --retry-backoff",
+                    backoff.chunk
+                ));
+            }
+            if backoff.serial_below != defaults.serial_below {
+                errors.push(format!(
+                    "--backoff-serial-below {}: applies only with --retry-backoff",
+                    backoff.serial_below
+                ));
+            }
+            if backoff.rounds != defaults.rounds {
+                errors.push(format!(
+                    "--backoff-rounds {}: applies only with --retry-backoff",
+                    backoff.rounds.name()
+                ));
+            }
         }
         if errors.is_empty() {
             Ok(())
@@ -429,7 +514,7 @@ impl OptConfig {
             args.push("--outline-grid".to_string());
             args.push(self.outline_grid.to_string());
         }
-        if self.asynchronous != AsyncConfig::None {
+        if self.asynchronous != KernelSet::None {
             args.push("--async".to_string());
             args.push(self.asynchronous.to_string());
         }
@@ -444,6 +529,24 @@ impl OptConfig {
         if self.pipe_unroll != 1 {
             args.push("--pipe-unroll".to_string());
             args.push(self.pipe_unroll.to_string());
+        }
+        let backoff = &self.retry_backoff;
+        let defaults = BackoffConfig::default();
+        if backoff.kernels != KernelSet::None {
+            args.push("--retry-backoff".to_string());
+            args.push(backoff.kernels.to_string());
+        }
+        if backoff.chunk != defaults.chunk {
+            args.push("--backoff-chunk".to_string());
+            args.push(backoff.chunk.to_string());
+        }
+        if backoff.serial_below != defaults.serial_below {
+            args.push("--backoff-serial-below".to_string());
+            args.push(backoff.serial_below.to_string());
+        }
+        if backoff.rounds != defaults.rounds {
+            args.push("--backoff-rounds".to_string());
+            args.push(backoff.rounds.name().to_string());
         }
         if self.aggregate.default != AggregateLevel::None {
             args.push("--aggregate".to_string());
@@ -487,9 +590,21 @@ impl OptConfig {
                     c.outline = OutlineConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--async" => {
-                    c.asynchronous =
-                        AsyncConfig::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                    c.asynchronous = KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
+                "--retry-backoff" => {
+                    c.retry_backoff.kernels =
+                        KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--backoff-chunk" => {
+                    c.retry_backoff.chunk =
+                        Chunk::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--backoff-rounds" => {
+                    c.retry_backoff.rounds =
+                        BackoffRounds::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--backoff-serial-below" => c.retry_backoff.serial_below = number()?,
                 "--pipe-unroll" => c.pipe_unroll = number()?,
                 "--async-local" => {
                     c.async_local = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;

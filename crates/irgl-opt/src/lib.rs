@@ -8,6 +8,7 @@
 //! records why in the IR, for `irglc emit ir` to show.
 
 pub mod aggregate_pushes;
+pub mod backoff_retries;
 pub mod config;
 pub mod outline_iterations;
 pub mod run_asynchronously;
@@ -15,11 +16,27 @@ pub mod schedule_nested_loops;
 pub mod unroll_pipes;
 
 pub use aggregate_pushes::aggregate_pushes;
+pub use backoff_retries::backoff_retries;
 pub use config::{
-    AggregateConfig, AggregateLevel, AsyncConfig, BackoffConfig, NestedConfig, OptConfig,
-    OutlineConfig, ScheduleSpec,
+    AggregateConfig, AggregateLevel, BackoffConfig, BackoffRounds, KernelSet, NestedConfig,
+    OptConfig, OutlineConfig, ScheduleSpec,
 };
 pub use outline_iterations::outline_iterations;
 pub use run_asynchronously::run_asynchronously;
 pub use schedule_nested_loops::schedule_nested_loops;
 pub use unroll_pipes::unroll_pipes;
+
+/// E0510: option `flag` names a kernel `name` that the program does not have; the note lists
+/// its kernels.
+pub(crate) fn unknown_kernel(
+    m: &irgl_ir::Module,
+    flag: &str,
+    name: &str,
+) -> irgl_diagnostics::Diagnostic {
+    let all: Vec<&str> = m.kernels.iter().map(|(_, k)| k.name.as_str()).collect();
+    irgl_diagnostics::Diagnostic::error(
+        "E0510",
+        format!("{flag} {name}: the program has no kernel `{name}`"),
+    )
+    .with_note(format!("its kernels are {}", all.join(", ")))
+}

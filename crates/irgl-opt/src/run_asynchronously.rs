@@ -43,35 +43,25 @@ use irgl_analysis::AsyncCandidates;
 use irgl_diagnostics::Diagnostic;
 use irgl_ir::*;
 
-use crate::config::{AsyncConfig, OptConfig};
+use crate::config::{KernelSet, OptConfig};
 
 /// Makes the kernels that `config.asynchronous` names asynchronous. Errors: a name that is no
 /// kernel, or a kernel that cannot run asynchronously (with the reason).
 pub fn run_asynchronously(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
     let candidates = AsyncCandidates::build(m);
     let chosen: Vec<(KernelId, Asynchrony)> = match &config.asynchronous {
-        AsyncConfig::None => return Ok(()),
-        AsyncConfig::All => candidates
+        KernelSet::None => return Ok(()),
+        KernelSet::All => candidates
             .kernels
             .iter()
             .filter_map(|(k, v)| v.as_ref().ok().map(|a| (*k, *a)))
             .collect(),
-        AsyncConfig::Kernels(names) => {
+        KernelSet::Kernels(names) => {
             let mut chosen = Vec::new();
             let mut errors = Vec::new();
             for name in names {
                 match m.kernel_named(name) {
-                    None => {
-                        let all: Vec<&str> =
-                            m.kernels.iter().map(|(_, k)| k.name.as_str()).collect();
-                        errors.push(
-                            Diagnostic::error(
-                                "E0510",
-                                format!("--async {name}: the program has no kernel `{name}`"),
-                            )
-                            .with_note(format!("its kernels are {}", all.join(", "))),
-                        );
-                    }
+                    None => errors.push(crate::unknown_kernel(m, "--async", name)),
                     Some(k) => match candidates.get(k) {
                         None => errors.push(Diagnostic::error(
                             "E0511",
@@ -110,7 +100,7 @@ fn drop_retry_loops(body: &mut Body, block: &mut Block, k: KernelId) {
         let s = block[i];
         let after_launch =
             i > 0 && matches!(&body.stmts[block[i - 1]].kind, StmtKind::Launch(l) if l.kernel == k);
-        if after_launch && is_retry_loop_of(body, s, k) {
+        if after_launch && visit::is_retry_loop_of(body, s, k) {
             block.remove(i);
             continue;
         }
@@ -121,16 +111,4 @@ fn drop_retry_loops(body: &mut Body, block: &mut Block, k: KernelId) {
         body.stmts[s].kind = kind;
         i += 1;
     }
-}
-
-fn is_retry_loop_of(body: &Body, s: StmtId, k: KernelId) -> bool {
-    let StmtKind::Loop(l) = &body.stmts[s].kind else {
-        return false;
-    };
-    l.body.len() == 2
-        && matches!(
-            body.stmts[l.body[0]].kind,
-            StmtKind::WorklistSwap(WorklistRef::Retry)
-        )
-        && matches!(&body.stmts[l.body[1]].kind, StmtKind::Launch(x) if x.kernel == k)
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use irgl_analysis::{AsyncCandidates, OutlineTree};
 use irgl_diagnostics::Diagnostic;
 use irgl_driver::Source;
-use irgl_ir::{Block, Body, GridSize, Module, StmtKind, visit};
-use irgl_opt::{AggregateLevel, AsyncConfig, OptConfig, OutlineConfig, ScheduleSpec};
+use irgl_ir::{Block, Body, Chunk, GridSize, Module, StmtKind, visit};
+use irgl_opt::{AggregateLevel, BackoffRounds, KernelSet, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// The nested-loop schedules tried by default: the paper's combinations of the thread-block,
 /// warp and fine-grained schedulers, and the edge-balanced ones.
@@ -21,6 +21,9 @@ pub struct SpaceOptions {
     pub block_sizes: Vec<u32>,
     /// The grids of the control kernels tried with each outline choice (with and without asynchrony).
     pub grids: Vec<GridSize>,
+    /// The launches given retry backoff (auto chunk) in the variants tried with it, where a
+    /// kernel has a `Retry` (besides no backoff).
+    pub backoff_rounds: Vec<BackoffRounds>,
 }
 
 impl Default for SpaceOptions {
@@ -32,12 +35,14 @@ impl Default for SpaceOptions {
                 .collect(),
             block_sizes: vec![OptConfig::default().block_size],
             grids: vec![GridSize::Resident, GridSize::PerSm(1)],
+            backoff_rounds: vec![BackoffRounds::Retry, BackoffRounds::All],
         }
     }
 }
 
 /// How the rounds of the loops run: the nodes outlined and the grid of their control
-/// kernels, and whether the kernels that can run asynchronously do (`--async all`).
+/// kernels, whether the kernels that can run asynchronously do (`--async all`), and the chunk
+/// of retry backoff (`--retry-backoff all`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutlineChoice {
     pub nodes: OutlineConfig,
@@ -45,6 +50,8 @@ pub struct OutlineChoice {
     pub asynchronous: bool,
     /// With `asynchronous`: threads keep one pushed item as their next (`--async-local on`).
     pub async_local: bool,
+    /// Retry backoff of these launches (the default chunk and threshold).
+    pub backoff: Option<BackoffRounds>,
 }
 
 /// The values of each option that can change a program's code.
@@ -129,6 +136,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         grid: GridSize::Resident,
         asynchronous: false,
         async_local: false,
+        backoff: None,
     }];
     if nodes.is_empty() {
         fixed.push("outlining: no node of the outline tree can be outlined".to_string());
@@ -148,6 +156,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                     grid,
                     asynchronous: false,
                     async_local: false,
+                    backoff: None,
                 });
             }
         }
@@ -166,6 +175,18 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         }
     } else {
         fixed.push("asynchrony: no worklist kernel can run asynchronously".to_string());
+    }
+    // Each of them again with retry backoff, where a kernel has a `Retry`.
+    if irgl_opt::backoff_retries::candidates(m).is_empty() {
+        fixed.push("retry backoff: no kernel has a `Retry`".to_string());
+    } else {
+        let rounds = outlines.clone();
+        for &r in &opts.backoff_rounds {
+            outlines.extend(rounds.iter().map(|o| OutlineChoice {
+                backoff: Some(r),
+                ..o.clone()
+            }));
+        }
     }
     Dimensions {
         schedules,
@@ -217,8 +238,12 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
                     config.outline = outline.nodes.clone();
                     config.outline_grid = outline.grid;
                     if outline.asynchronous {
-                        config.asynchronous = AsyncConfig::All;
+                        config.asynchronous = KernelSet::All;
                         config.async_local = outline.async_local;
+                    }
+                    if let Some(rounds) = outline.backoff {
+                        config.retry_backoff.kernels = KernelSet::All;
+                        config.retry_backoff.rounds = rounds;
                     }
                     out.push(Variant {
                         name: name_of(&config),
@@ -231,9 +256,10 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
     out
 }
 
-/// `baseline`, or the schedule, `agg-LEVEL`, `async` or `async-local`, `outline` (`outline-r1` for a named node, then
-/// `-GRID` for a grid other than the resident one) joined by `+`, and `-bN` for a block size
-/// other than the default.
+/// `baseline`, or the schedule, `agg-LEVEL`, `async` or `async-local`, `backoff` (then `-all`
+/// for every launch, `-cN` for a chunk of N items), `outline` (`outline-r1` for a named node, then `-GRID`
+/// for a grid other than the resident one) joined by `+`, and `-bN` for a block size other
+/// than the default.
 fn name_of(c: &OptConfig) -> String {
     let mut parts = Vec::new();
     if c.nested.default != ScheduleSpec::serial() {
@@ -242,7 +268,7 @@ fn name_of(c: &OptConfig) -> String {
     if c.aggregate.default != AggregateLevel::None {
         parts.push(format!("agg-{}", c.aggregate.default.name()));
     }
-    if c.asynchronous != AsyncConfig::None {
+    if c.asynchronous != KernelSet::None {
         parts.push(
             if c.async_local {
                 "async-local"
@@ -251,6 +277,17 @@ fn name_of(c: &OptConfig) -> String {
             }
             .to_string(),
         );
+    }
+    let backoff = &c.retry_backoff;
+    if backoff.kernels != KernelSet::None {
+        let mut part = "backoff".to_string();
+        if backoff.rounds == BackoffRounds::All {
+            part.push_str("-all");
+        }
+        if let Chunk::Items(n) = backoff.chunk {
+            part.push_str(&format!("-c{n}"));
+        }
+        parts.push(part);
     }
     match &c.outline {
         OutlineConfig::None => {}
@@ -323,6 +360,14 @@ mod tests {
         c.outline = OutlineConfig::parse("r1").unwrap();
         c.block_size = 128;
         assert_eq!(name_of(&c), "tb+fg+agg-warp+outline-r1-b128");
+        c.retry_backoff.kernels = KernelSet::All;
+        assert_eq!(name_of(&c), "tb+fg+agg-warp+backoff+outline-r1-b128");
+        c.retry_backoff.chunk = Chunk::Items(16);
+        c.retry_backoff.rounds = BackoffRounds::All;
+        assert_eq!(
+            name_of(&c),
+            "tb+fg+agg-warp+backoff-all-c16+outline-r1-b128"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use irgl_ir::GridSize;
-use irgl_opt::{AggregateLevel, AsyncConfig, OptConfig, OutlineConfig, ScheduleSpec};
+use irgl_opt::{AggregateLevel, BackoffRounds, KernelSet, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// Optimization options. Each flag overrides the same option of `--config`.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -56,8 +56,8 @@ pub struct OptArgs {
     /// kernels. Such a kernel is one launch that keeps claiming the items its own pushes
     /// feed (its Respawns, or every push of its Iterate) until none is left, without rounds;
     /// `irglc emit outline` says which kernels can and why not.
-    #[arg(long = "async", value_name = "KERNELS", value_parser = AsyncConfig::parse)]
-    pub asynchronous: Option<AsyncConfig>,
+    #[arg(long = "async", value_name = "KERNELS", value_parser = KernelSet::parse)]
+    pub asynchronous: Option<KernelSet>,
     /// The grid of asynchronous kernels launched from the host (with --async): `sm` (one
     /// block per multiprocessor, the default), `Ksm`, `resident` or a number of blocks. Idle
     /// blocks poll the task queue: more blocks than the work needs slow the others. (An
@@ -70,6 +70,26 @@ pub struct OptArgs {
     /// sends every push through the queue (`off`, the default).
     #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
     pub async_local: Option<bool>,
+    /// Retry backoff: `none`, `all` (every kernel with a `Retry`) or a list of kernels. The
+    /// rounds over such a kernel's retry worklist hand each thread a run of consecutive
+    /// items (items that conflict lie close together there), and all of them to one thread
+    /// once few are left.
+    #[arg(long, value_name = "KERNELS", value_parser = KernelSet::parse)]
+    pub retry_backoff: Option<KernelSet>,
+    /// The run of consecutive items per thread with --retry-backoff: `auto` (the default: one
+    /// run per thread of the resident grid, so no fewer threads than without backoff) or 1
+    /// to 1024 items (a thread per run: fewer threads, fewer conflicts).
+    #[arg(long, value_name = "auto|N", value_parser = irgl_ir::Chunk::parse)]
+    pub backoff_chunk: Option<irgl_ir::Chunk>,
+    /// Below this many items, one thread takes them all (with --retry-backoff; default 32;
+    /// 0: never).
+    #[arg(long, value_name = "N")]
+    pub backoff_serial_below: Option<u32>,
+    /// Which launches have backoff (with --retry-backoff): `retry` (the retry rounds, the
+    /// default) or `all` (every launch of the kernel: the items of its input worklist that
+    /// were pushed together conflict alike).
+    #[arg(long, value_name = "retry|all", value_parser = BackoffRounds::parse)]
+    pub backoff_rounds: Option<BackoffRounds>,
     /// Pipe unrolling: copies of the body of every repeating Pipe per trip of its loop
     /// (1, the default: none; up to 8). Programs without such a Pipe are left as they are.
     #[arg(long, value_name = "K")]
@@ -141,6 +161,18 @@ impl OptArgs {
         }
         if let Some(l) = self.async_local {
             c.async_local = l;
+        }
+        if let Some(k) = &self.retry_backoff {
+            c.retry_backoff.kernels = k.clone();
+        }
+        if let Some(n) = self.backoff_chunk {
+            c.retry_backoff.chunk = n;
+        }
+        if let Some(n) = self.backoff_serial_below {
+            c.retry_backoff.serial_below = n;
+        }
+        if let Some(r) = self.backoff_rounds {
+            c.retry_backoff.rounds = r;
         }
         if let Some(k) = self.pipe_unroll {
             c.pipe_unroll = k;

@@ -226,6 +226,34 @@ class HostWorklist {
   DeviceArray<WorklistCtl> ctl_;
 };
 
+// RETRY BACKOFF. A kernel compiled with --retry-backoff takes `chunk`, the
+// number of consecutive input items each thread processes at a time (1 in its
+// launches without backoff: strided, one item a thread). Its launches with
+// backoff (its retry rounds) pass backoff_chunk(size, C, S, threads): every
+// item to one thread below S items; else C items, or with kChunkAuto one run
+// per thread of the resident grid (a blocked distribution: as many items as
+// each thread has, so no fewer threads than without backoff).
+
+/// `chunk` of backoff_chunk: a blocked distribution over the grid's threads.
+constexpr uint32_t kChunkAuto = 0u;
+
+/// The items a thread takes at a time in a launch with backoff of `items` items on a grid
+/// of `threads` threads (at most): see RETRY BACKOFF above. At least 1.
+__host__ __device__ __forceinline__ uint32_t backoff_chunk(uint32_t items, uint32_t chunk,
+                                                           uint32_t serial_below,
+                                                           uint64_t threads) {
+  if (items < serial_below) return items > 0u ? items : 1u;
+  if (chunk != kChunkAuto) return chunk;
+  if (threads == 0u || items <= threads) return 1u;
+  return static_cast<uint32_t>((items + threads - 1u) / threads);
+}
+
+/// The number of chunks of `chunk` (> 0) items that cover `items` items.
+template <class T>
+__host__ __device__ __forceinline__ T chunks_of(T items, uint32_t chunk) {
+  return items / chunk + (items % chunk != 0u ? 1u : 0u);
+}
+
 /// The worklists of one Iterate/Pipe: `in` (popped), `out` (pushed) and
 /// `retry` (Retry/Respawn items), all of the same capacity.
 class WorklistSet {
