@@ -37,7 +37,9 @@ pub struct TuneArgs {
     #[arg(long, conflicts_with_all = ["list", "graphs"])]
     pub build: bool,
     /// A graph to tune on (repeatable), in any format `irglc graph convert` reads: every
-    /// distinct variant is built, run on it and checked against the CPU reference.
+    /// distinct variant is built, run on it and checked against the CPU reference. For a mesh
+    /// program (dmr), a mesh (.mesh, or Triangle files), and each refined mesh is checked as
+    /// `irglc verify --program dmr` checks it.
     #[arg(long = "graph", value_name = "GRAPH")]
     pub graphs: Vec<PathBuf>,
     /// Timed runs of a variant on a graph, in one process (the median ranks it).
@@ -48,7 +50,8 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
     pub timeout: f64,
     /// The CPU reference that checks the outputs (bfs, sssp, cc, pr, tc, mis, mst,
-    /// traverse; default: the one the program is named after, as sssp for sssp-nf).
+    /// traverse; default: the one the program is named after, as sssp for sssp-nf; a mesh
+    /// program named dmr is checked by its refined mesh).
     #[arg(long, value_name = "FAMILY", value_parser = crate::verify_cmd::parse_program)]
     pub verify: Option<Program>,
     /// Seed of the weights added when the program reads edge weights and a graph has none.
@@ -130,6 +133,11 @@ pub(crate) fn family_of(program: &str) -> Option<Program> {
         .or_else(|| Program::from_name(program.split('-').next().unwrap_or_default()))
 }
 
+/// Whether a program is named for dmr, as [`family_of`] names the graph families.
+fn is_dmr(program: &str) -> bool {
+    program.split('-').next() == Some("dmr")
+}
+
 /// A graph's short name: its file name without extensions.
 fn graph_name(path: &Path) -> String {
     let file = path
@@ -205,14 +213,31 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     report::eprint(&warnings, &sources);
     let family = match (args.verify, measure) {
         (_, false) => None,
-        (Some(f), true) => Some(f),
-        (None, true) => Some(family_of(&module.name).ok_or_else(|| {
+        // A mesh program's output is a refined mesh: `irglc verify --program dmr` checks it.
+        (None, true) if module.graph.mesh && is_dmr(&module.name) => Some(Check::Refinement),
+        (Some(f), true) if module.graph.mesh => {
+            eprintln!(
+                "error: --verify {}: {} takes a mesh, not a graph; its refined mesh is checked as dmr's (irglc verify --program dmr)",
+                f.name(),
+                module.name
+            );
+            return Err(Failure::User);
+        }
+        (None, true) if module.graph.mesh => {
+            eprintln!(
+                "error: {} takes a mesh, and only dmr (a program named dmr or dmr-...) has a CPU check of its output mesh",
+                module.name
+            );
+            return Err(Failure::User);
+        }
+        (Some(f), true) => Some(Check::Graph(f)),
+        (None, true) => Some(Check::Graph(family_of(&module.name).ok_or_else(|| {
             eprintln!(
                 "error: no CPU reference is named like {}: name the one that checks its outputs with --verify (bfs, sssp, cc, pr, tc, mis, mst, traverse)",
                 module.name
             );
             Failure::User
-        })?),
+        })?)),
     };
     let d = dimensions(&module, &opts);
     let vs = variants(&d);
@@ -310,20 +335,36 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let mut loaded = Vec::new();
     for path in &args.graphs {
         let gr = crate::build_cmd::prepare_graph(path, &needs, args.weights_seed)?;
-        let (csr, _) = crate::graph_cmd::load_graph(&gr, &input).map_err(|e| {
-            eprintln!("error: {e}");
-            Failure::User
-        })?;
-        loaded.push((gr, csr));
+        let input = match family {
+            Check::Graph(family) => Input::Graph(
+                family,
+                crate::graph_cmd::load_graph(&gr, &input)
+                    .map_err(|e| {
+                        eprintln!("error: {e}");
+                        Failure::User
+                    })?
+                    .0,
+            ),
+            Check::Refinement => Input::Mesh(crate::mesh_cmd::read_mesh(&gr).map_err(|e| {
+                eprintln!("error: {e}");
+                Failure::User
+            })?),
+        };
+        loaded.push((gr, input));
     }
     let mut targets = Vec::new();
-    for ((gr, csr), name) in loaded.iter().zip(names) {
+    for ((gr, input), name) in loaded.iter().zip(names) {
         targets.push(Target {
             program: &module.name,
-            family,
             key: graph_key(gr)?,
             graph: gr.clone(),
-            verifier: irgl_graph::verify::Verifier::new(csr),
+            reference: match input {
+                Input::Graph(family, csr) => Reference::Graph {
+                    family: *family,
+                    verifier: irgl_graph::verify::Verifier::new(csr),
+                },
+                Input::Mesh(mesh) => Reference::Refinement { input: mesh },
+            },
             name,
             out_dir: &out_dir,
         });
@@ -423,13 +464,38 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One graph of a tuning run.
+/// How a tuning run checks the outputs of its runs.
+#[derive(Clone, Copy)]
+enum Check {
+    /// Against the CPU reference of a graph program family.
+    Graph(Program),
+    /// The refined mesh against the mesh it refined (dmr).
+    Refinement,
+}
+
+/// An input as read for its check.
+enum Input {
+    Graph(Program, irgl_graph::Csr),
+    Mesh(irgl_graph::mesh::Mesh),
+}
+
+/// What a target's outputs are checked against.
+enum Reference<'a> {
+    Graph {
+        family: Program,
+        verifier: irgl_graph::verify::Verifier<'a>,
+    },
+    Refinement {
+        input: &'a irgl_graph::mesh::Mesh,
+    },
+}
+
+/// One graph (or mesh) of a tuning run.
 struct Target<'a> {
     program: &'a str,
-    family: Program,
-    /// The `.gr` file the programs read, and the CPU references on it.
+    /// The `.gr` (or `.mesh`) file the programs read.
     graph: PathBuf,
-    verifier: irgl_graph::verify::Verifier<'a>,
+    reference: Reference<'a>,
     /// What identifies the file's content in the measurement cache.
     key: u64,
     name: String,
@@ -526,17 +592,49 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
         .out_dir
         .join("outputs")
         .join(format!("{name}.{}.out", t.name));
+    let mesh_output = output.with_extension("mesh");
+    let mesh_args = match &t.reference {
+        Reference::Graph { .. } => Vec::new(),
+        Reference::Refinement { .. } => vec![
+            "--mesh-output".to_string(),
+            mesh_output.display().to_string(),
+        ],
+    };
     let spec = RunSpec {
         exe,
         graph: &t.graph,
         output: &output,
         repeat: args.runs,
         timeout: Duration::from_secs_f64(args.timeout),
-        args: &[],
+        args: &mesh_args,
     };
-    match run_variant(&spec) {
-        Ok(r) => check(t.family, &t.verifier, &output, r.times_ms),
-        Err(o) => o,
+    match (run_variant(&spec), &t.reference) {
+        (Ok(r), Reference::Graph { family, verifier }) => {
+            check(*family, verifier, &output, r.times_ms)
+        }
+        (Ok(r), Reference::Refinement { input }) => {
+            check_refinement(input, &mesh_output, r.times_ms)
+        }
+        (Err(o), _) => o,
+    }
+}
+
+/// The outcome of a mesh program's run that ended well: its times if the mesh it wrote is a
+/// valid refinement of its input (`irglc verify --program dmr`).
+fn check_refinement(input: &irgl_graph::mesh::Mesh, output: &Path, times_ms: Vec<f64>) -> Outcome {
+    let verdict = crate::mesh_cmd::read_mesh(output)
+        .and_then(|after| irgl_graph::mesh::verify_refinement(input, &after))
+        .map_err(|e| format!("its mesh {}: {e}", output.display()));
+    match verdict {
+        Ok(v) if v.ok => Outcome::Ok { times_ms },
+        Ok(v) => Outcome::Wrong {
+            why: v
+                .mismatches
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "its mesh is not a valid refinement".to_string()),
+        },
+        Err(why) => Outcome::Wrong { why },
     }
 }
 

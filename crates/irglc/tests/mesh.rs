@@ -370,3 +370,45 @@ fn bad_mesh_files_give_located_errors() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tune_checks_dmr_by_its_refined_mesh() {
+    // A graph family's reference does not apply to a mesh program.
+    let (_, err) = expect(
+        &[
+            "tune",
+            "programs/dmr.irgl",
+            "--graph",
+            "m.mesh",
+            "--verify",
+            "bfs",
+            "--arch",
+            "sm_90",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("error: --verify bfs: dmr takes a mesh, not a graph"),
+        "{err}"
+    );
+    // The meshes are read before anything is built: a bad one stops the run with its name.
+    let dir = scratch("tune");
+    let bad = dir.join("bad.mesh");
+    std::fs::write(&bad, b"not a mesh").unwrap();
+    let (_, err) = expect(
+        &[
+            "tune",
+            "programs/dmr.irgl",
+            "--graph",
+            bad.to_str().unwrap(),
+            "--arch",
+            "sm_90",
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        1,
+    );
+    assert!(err.contains("bad.mesh"), "{err}");
+    assert!(!err.contains("built"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
