@@ -624,15 +624,25 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
 fn check_refinement(input: &irgl_graph::mesh::Mesh, output: &Path, times_ms: Vec<f64>) -> Outcome {
     let verdict = crate::mesh_cmd::read_mesh(output)
         .and_then(|after| irgl_graph::mesh::verify_refinement(input, &after))
+        .map(|v| (v.ok, v.mismatches))
         .map_err(|e| format!("its mesh {}: {e}", output.display()));
+    outcome(verdict, "its mesh is not a valid refinement", times_ms)
+}
+
+/// A run's outcome from its check: whether the output was accepted and the mismatches found
+/// (`otherwise` when none is named), or why it could not be checked.
+fn outcome(
+    verdict: Result<(bool, Vec<String>), String>,
+    otherwise: &str,
+    times_ms: Vec<f64>,
+) -> Outcome {
     match verdict {
-        Ok(v) if v.ok => Outcome::Ok { times_ms },
-        Ok(v) => Outcome::Wrong {
-            why: v
-                .mismatches
-                .first()
-                .cloned()
-                .unwrap_or_else(|| "its mesh is not a valid refinement".to_string()),
+        Ok((true, _)) => Outcome::Ok { times_ms },
+        Ok((false, mismatches)) => Outcome::Wrong {
+            why: mismatches
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| otherwise.to_string()),
         },
         Err(why) => Outcome::Wrong { why },
     }
@@ -651,18 +661,9 @@ pub(crate) fn check(
         .and_then(|f| {
             irgl_graph::output::parse(std::io::BufReader::new(f), &name).map_err(|e| e.to_string())
         })
-        .and_then(|out| vf.verify(family, &out).map_err(|e| e.to_string()));
-    match verdict {
-        Ok(v) if v.ok => Outcome::Ok { times_ms },
-        Ok(v) => Outcome::Wrong {
-            why: v
-                .mismatches
-                .first()
-                .cloned()
-                .unwrap_or_else(|| "its output does not match the reference".to_string()),
-        },
-        Err(e) => Outcome::Wrong { why: e },
-    }
+        .and_then(|out| vf.verify(family, &out).map_err(|e| e.to_string()))
+        .map(|v| (v.ok, v.mismatches));
+    outcome(verdict, "its output does not match the reference", times_ms)
 }
 
 fn describe(o: &Outcome) -> String {
