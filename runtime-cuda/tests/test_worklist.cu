@@ -1,5 +1,6 @@
 // Worklist tests: push/pop under contention, overflow (with a guard region),
-// reserve_thread / reserve_warp (divergent lanes, different n) / reserve_block,
+// reserve_thread / reserve_warp (divergent lanes, different n) / reserve_block
+// and reserve_block_one,
 // WorklistSet, and the overflow error message and exit status.
 // irgl-test: racecheck   (reserve_block uses shared memory)
 #include <irgl/runtime.cuh>
@@ -125,6 +126,26 @@ __global__ void block_reserve(Worklist wl, uint32_t nthreads, uint32_t maxn) {
   const uint32_t n2 = (tid < nthreads && !zero_block) ? (hash32(tid) & 1u) : 0u;
   const wl_index_t start2 = wl.reserve_block<B>(n2);
   if (n2) wl.write(start2, 0, item_of(tid, 100));
+}
+
+/// Whether thread `tid` pushes in trip `t` of block_reserve_one: every third trip
+/// no thread does (reserve_block_one's early return), then sparse, then dense.
+__host__ __device__ bool flag_of(uint32_t tid, uint32_t t) {
+  const uint32_t h = hash32(tid ^ (t * 0x9e3779b9u));
+  return t % 3 == 1 ? false : t % 3 == 2 ? (h & 15u) == 0 : (h & 1u) != 0;
+}
+
+/// Trips of reserve_block_one in a row (the valid flags of the compiler's block
+/// pushes), so that its shared memory is reused at once; threads past nthreads
+/// take part with no flag.
+template <int B>
+__global__ void block_reserve_one(Worklist wl, uint32_t nthreads, uint32_t trips) {
+  const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  for (uint32_t t = 0; t < trips; ++t) {
+    const bool flag = tid < nthreads && flag_of(tid, t);
+    const wl_index_t at = wl.reserve_block_one<B>(flag);
+    if (flag) wl.write(at, 0, item_of(tid, t));
+  }
 }
 
 __global__ void copy_plus_one(Worklist in, Worklist out) {
@@ -307,6 +328,46 @@ TEST(reserve_block_overflow) {
   check_overflowed(g, want.size(), want);
 }
 
+/// reserve_block_one: the multiset, and each block's items of a trip in
+/// consecutive slots in thread order.
+template <int B>
+void block_one_case(uint32_t nt, uint32_t trips) {
+  std::vector<uint32_t> want;
+  for (uint32_t tid = 0; tid < nt; ++tid) {
+    for (uint32_t t = 0; t < trips; ++t) {
+      if (flag_of(tid, t)) want.push_back(item_of(tid, t));
+    }
+  }
+  GuardedWorklist g(static_cast<uint32_t>(want.size()));
+  block_reserve_one<B><<<(nt + B - 1) / B, B>>>(g.view(), nt, trips);
+  IRGL_CHECK_LAUNCH("block_reserve_one");
+  check_exact(g, want);
+  const std::vector<uint32_t> all = g.all();
+  // Slot order: a (block, trip) group is contiguous and ascending in thread.
+  std::vector<uint64_t> seen;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const uint32_t tid = all[i] / 128u, t = all[i] % 128u;
+    const uint64_t group = (uint64_t(tid / B) << 32) | t;
+    if (i > 0) {
+      const uint32_t ptid = all[i - 1] / 128u, pt = all[i - 1] % 128u;
+      const uint64_t pgroup = (uint64_t(ptid / B) << 32) | pt;
+      if (pgroup == group) {
+        EXPECT(ptid < tid);
+        continue;
+      }
+    }
+    seen.push_back(group);
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT(std::adjacent_find(seen.begin(), seen.end()) == seen.end());  // each group once
+}
+
+TEST(reserve_block_one_trips) {
+  block_one_case<256>(irgl_test::scale(50000), 12);
+  block_one_case<128>(1000, 9);  // a partial last block
+  block_one_case<1024>(5000, 7);
+}
+
 TEST(worklist_set_swap) {
   irgl::WorklistSet ws(1000);
   std::vector<uint32_t> init = {5, 7, 11, 13};
@@ -398,6 +459,7 @@ int main(int argc, char** argv) {
   RUN(reserve_warp_overflow);
   RUN(reserve_block_random);
   RUN(reserve_block_overflow);
+  RUN(reserve_block_one_trips);
   RUN(worklist_set_swap);
   RUN(worklist_set_permute);
   RUN(overflow_message);

@@ -472,7 +472,7 @@ impl Emitter<'_> {
         let ty = c_type(var_ty);
         let g = self.x.graph();
         self.w.open(format!(
-            "{{  // {}: every thread makes the same number of trips (the schedulers inside need the whole block)",
+            "{{  // {}: every thread makes the same number of trips (the whole block runs each one)",
             f.id
         ));
         let first = match &f.space {
@@ -684,7 +684,7 @@ impl Emitter<'_> {
             self.w
                 .open("{  // the block's pushes of this trip: one atomic");
             self.w.line(format!(
-                "const irgl::wl_index_t irgl_at = {wl}.reserve_block<BLOCK>(irgl_valid{n} ? 1u : 0u);"
+                "const irgl::wl_index_t irgl_at = {wl}.reserve_block_one<BLOCK>(irgl_valid{n});"
             ));
             self.w.line(format!(
                 "if (irgl_valid{n}) {wl}.write(irgl_at, 0u, irgl_item{n});"

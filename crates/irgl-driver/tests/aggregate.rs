@@ -34,7 +34,7 @@ fn block_level_where_the_block_passes_together_warp_elsewhere_with_a_reason() {
             &common::config(&format!("{flags} --aggregate block")),
         );
         assert_eq!(pushes(&c), vec![(Aggregation::Block, None)], "{flags}");
-        assert!(c.cuda.contains("reserve_block<BLOCK>"), "{flags}");
+        assert!(c.cuda.contains("reserve_block_one<BLOCK>"), "{flags}");
     }
     // Warp schedulers only, a serial nested loop, or no uniform outer loop: warp, with why.
     for (flags, why) in [
@@ -55,22 +55,116 @@ fn block_level_where_the_block_passes_together_warp_elsewhere_with_a_reason() {
         assert!(!c.cuda.contains("reserve_block"), "{flags}");
     }
     // sssp-nf: pushes in a phase of a uniform loop, in the scheduled loop, and in kernels
-    // without a nested loop (not uniform: warp).
+    // without a nested loop, whose plain outer loops become uniform for them: all block.
     let c = common::compile(
         "programs/sssp-nf.irgl",
         &common::config("--nested tb+fg --aggregate block"),
     );
     let p = pushes(&c);
-    let block = p.iter().filter(|(a, _)| *a == Aggregation::Block).count();
-    let warp: Vec<_> = p.iter().filter(|(a, _)| *a == Aggregation::Warp).collect();
-    assert!(block >= 3, "{p:?}");
-    assert!(!warp.is_empty(), "{p:?}");
-    for (_, note) in warp {
-        assert!(
-            note.as_deref().unwrap_or("").contains("not uniform"),
-            "{note:?}"
-        );
+    assert!(p.len() >= 5, "{p:?}");
+    assert!(p.iter().all(|(a, _)| *a == Aggregation::Block), "{p:?}");
+}
+
+/// Pushes in plain outer loops: at the top of a kernel (made uniform for block), under a
+/// condition of the kernel (kept plain), and in a serial nested loop (kept plain).
+const PLAIN_OUTER: &str = r#"
+graph g {
+  node dist: u32;
+}
+
+Kernel top(graph g, u32 limit) {
+  ForAll (n In g.nodes) {
+    if (g.dist[n] < limit) {
+      WL.push(n);
     }
+  }
+}
+
+Kernel under_if(graph g, u32 limit) {
+  if (limit > 3) {
+    ForAll (n In g.nodes) {
+      if (g.dist[n] < limit) {
+        WL.push(n);
+      }
+    }
+  }
+}
+
+Kernel in_serial(graph g, u32 limit) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      if (g.dist[g.dst(e)] < limit) {
+        WL.push(g.dst(e));
+      }
+    }
+  }
+}
+
+main {
+  Pipe {
+    Invoke top(g, 10);
+    Invoke under_if(g, 10);
+    Invoke in_serial(g, 10);
+  }
+}
+"#;
+
+/// Whether each kernel's outer loop is uniform, in kernel order.
+fn uniform_outer(c: &irgl_driver::Compiled) -> Vec<bool> {
+    let mut out = Vec::new();
+    for (_, k) in c.module.kernels.iter() {
+        let mut uniform = false;
+        visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
+            if let StmtKind::ForAll(f) = &k.body.stmts[s].kind {
+                uniform |= f.schedule == (irgl_ir::Schedule::Grid { uniform: true });
+            }
+        });
+        out.push(uniform);
+    }
+    out
+}
+
+#[test]
+fn block_level_makes_a_plain_outer_loop_uniform_where_that_is_its_one_obstacle() {
+    let c = common::compile_text(
+        "plain.irgl",
+        PLAIN_OUTER,
+        &common::config("--aggregate block"),
+    );
+    let p = pushes(&c);
+    assert_eq!(p.len(), 3, "{p:?}");
+    assert_eq!(p[0], (Aggregation::Block, None));
+    assert_eq!(p[1].0, Aggregation::Warp);
+    assert!(
+        p[1].1
+            .as_deref()
+            .unwrap()
+            .contains("outer ForAll is not uniform"),
+        "{p:?}"
+    );
+    assert_eq!(p[2].0, Aggregation::Warp);
+    assert!(
+        p[2].1.as_deref().unwrap().contains("serial nested ForAll"),
+        "{p:?}"
+    );
+    assert_eq!(uniform_outer(&c), vec![true, false, false]);
+    assert_eq!(c.cuda.matches("reserve_block_one<BLOCK>").count(), 1);
+    // Other levels leave the loops plain.
+    for level in ["warp", "thread", "none"] {
+        let c = common::compile_text(
+            "plain.irgl",
+            PLAIN_OUTER,
+            &common::config(&format!("--aggregate {level}")),
+        );
+        assert_eq!(uniform_outer(&c), vec![false, false, false], "{level}");
+    }
+    // So does block asked for another site only.
+    let c = common::compile_text(
+        "plain.irgl",
+        PLAIN_OUTER,
+        &common::config("--aggregate-at under_if.push0=block"),
+    );
+    assert_eq!(uniform_outer(&c), vec![false, false, false]);
 }
 
 #[test]

@@ -106,7 +106,10 @@ fn schedulers_and_block_aggregation_run_inside_the_claims() {
     let cuda = &c.cuda;
     assert!(cuda.contains("irgl_queue.claim_block<BLOCK>"), "{cuda}");
     // The block's pushes of a trip reserve their slots in the queue, once per block.
-    assert!(cuda.contains("irgl_queue.reserve_block<BLOCK>"), "{cuda}");
+    assert!(
+        cuda.contains("irgl_queue.reserve_block_one<BLOCK>"),
+        "{cuda}"
+    );
     assert!(cuda.contains("if (!irgl_active0) break;"), "{cuda}");
     insta::assert_snapshot!(kernel(cuda, "sssp_wl"));
 }

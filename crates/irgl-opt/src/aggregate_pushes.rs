@@ -19,7 +19,10 @@
 //! records its item in a valid flag (the paper's Listing 9). The trips are the iterations of
 //! a block-scheduled loop's thread-block and fine-grained schedulers (one iteration per
 //! thread per trip) and the phases of a uniform outer loop (one item per thread); the push
-//! must run at most once per trip. Asked for block, a push gets block loop where it can,
+//! must run at most once per trip. A plain outer loop at the top of its kernel becomes uniform,
+//! its body one phase (`schedule_nested_loops::make_uniform`), when a push asked for block
+//! stands in that body outside any loop: the paper's outer `ForAll`, uniform by
+//! construction. Asked for block, a push gets block loop where it can,
 //! else block, else thread, else warp; asked for thread, block loop where the schedulers run
 //! its loop (the paper's upgrade of a thread aggregate to the block); `irglc emit ir` says
 //! why a site has another level than asked.
@@ -47,6 +50,7 @@ use irgl_diagnostics::Diagnostic;
 use irgl_ir::*;
 
 use crate::config::{AggregateLevel, OptConfig};
+use crate::schedule_nested_loops::make_uniform;
 
 /// Gives every push and every addition to a global of every kernel the aggregation level that
 /// `config` asks for (its `--aggregate-at` level, else the default), or the best level its
@@ -78,6 +82,18 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Di
         let add_levels: Vec<AggregateLevel> = (0..adds.len())
             .map(|i| level_of(format!("{}.add{i}", kernel.name)))
             .collect();
+        // A push asked for block whose one obstacle is a plain outer loop: that loop becomes
+        // uniform (its body one phase), so that its trips are the block's.
+        if push_levels.contains(&AggregateLevel::Block) {
+            let parent = parents(body);
+            let outers: BTreeSet<StmtId> = (pushes.iter().zip(&push_levels))
+                .filter(|(_, l)| **l == AggregateLevel::Block)
+                .filter_map(|(&s, _)| plain_outer_loop(body, &parent, s))
+                .collect();
+            for outer in outers {
+                make_uniform(body, outer, config);
+            }
+        }
         let parent = parents(body);
         let trips = (push_levels.iter().chain(&add_levels))
             .any(|l| matches!(l, AggregateLevel::Block | AggregateLevel::Thread))
@@ -312,8 +328,9 @@ impl Trips {
                             "it is in a serial nested ForAll, so it may push more than once a trip"
                                 .into(),
                         ),
+                        // Not made uniform: it is not at the kernel's top level.
                         Schedule::Grid { uniform: false } => Err(
-                            "the outer ForAll is not uniform (block-schedule a nested loop with tb or fg)"
+                            "the outer ForAll is not uniform: it is inside a condition or loop of the kernel, so the block's threads may not all make its trips"
                                 .into(),
                         ),
                         Schedule::Grid { uniform: true } => {
@@ -388,6 +405,30 @@ impl Trips {
             Err("its loop has no thread-block or fine-grained scheduler, whose trips the whole block runs".into())
         }
     }
+}
+
+/// The outer `ForAll` of push `s` when that loop is plain (not uniform), stands at its
+/// kernel's top level, and holds `s` outside any loop of its body: making it uniform makes
+/// the push block-level.
+fn plain_outer_loop(body: &Body, parent: &HashMap<StmtId, StmtId>, s: StmtId) -> Option<StmtId> {
+    let mut at = s;
+    let outer = loop {
+        let &p = parent.get(&at)?;
+        match &body.stmts[p].kind {
+            StmtKind::Loop(_) => return None,
+            StmtKind::ForAll(f) if f.schedule == (Schedule::Grid { uniform: false }) => break p,
+            StmtKind::ForAll(_) => return None,
+            _ => at = p,
+        }
+    };
+    let mut at = outer;
+    while let Some(&p) = parent.get(&at) {
+        if !matches!(body.stmts[p].kind, StmtKind::Block(_)) {
+            return None;
+        }
+        at = p;
+    }
+    Some(outer)
 }
 
 /// The statement that directly holds each statement.

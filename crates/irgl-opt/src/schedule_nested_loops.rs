@@ -353,6 +353,14 @@ enum Part {
     Loop(StmtId),
 }
 
+/// Makes the outermost `ForAll` `outer` uniform with its whole body in one `Phase`, without
+/// scheduling a nested loop: the phases are then trips of the block for block-level
+/// aggregation (`aggregate_pushes`). `outer` stands at its kernel's top level.
+pub(crate) fn make_uniform(body: &mut Body, outer: StmtId, config: &OptConfig) {
+    let shared = transform_outer(body, outer, &[], config);
+    debug_assert_eq!(shared, 0, "no scheduler, no shared memory");
+}
+
 /// Makes `outer` uniform and splits its body at each of `loops`; returns the shared memory
 /// the schedulers use, in bytes.
 fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: &OptConfig) -> u32 {

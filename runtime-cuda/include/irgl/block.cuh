@@ -40,4 +40,29 @@ __device__ __forceinline__ unsigned long long block_atomic_add(unsigned long lon
   return start;
 }
 
+/// block_atomic_add for flags (n = flag ? 1 : 0), the valid flags of a trip's
+/// pushes: counts by ballot instead of a scan, one barrier when no thread of the
+/// block has its flag set (the common trip of a sparse push, and no atomic), two
+/// otherwise. No barrier at the end: whatever the next call writes to shared
+/// memory, every thread has read it before the barrier that this call ends with
+/// (or has not read it at all, when the block's count is 0).
+template <int BLOCK_THREADS>
+__device__ __forceinline__ unsigned long long block_atomic_add_one(unsigned long long* counter, bool flag) {
+  static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "whole warps, at most 1024 threads");
+  constexpr int kWarps = BLOCK_THREADS / 32;
+  __shared__ unsigned warp_counts[kWarps];
+  __shared__ unsigned long long base;
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  const unsigned ballot = __ballot_sync(0xffffffffu, flag);
+  if (lane == 0) warp_counts[warp] = static_cast<unsigned>(__popc(ballot));
+  const int total = __syncthreads_count(flag);
+  if (total == 0) return 0ull;  // the same in every thread
+  unsigned before = static_cast<unsigned>(__popc(ballot & ((1u << lane) - 1u)));
+  for (unsigned w = 0; w < warp; ++w) before += warp_counts[w];
+  if (threadIdx.x == 0) base = atomicAdd(counter, static_cast<unsigned long long>(total));
+  __syncthreads();
+  return base + before;
+}
+
 }  // namespace irgl

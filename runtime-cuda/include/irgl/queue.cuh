@@ -162,6 +162,11 @@ struct AsyncQueue {
   __device__ __forceinline__ wl_index_t reserve_block(uint32_t n) const {
     return block_atomic_add<BLOCK_THREADS>(&ctl->tail, n);
   }
+  /// reserve_block(flag ? 1 : 0), by ballots (every thread calls it).
+  template <int BLOCK_THREADS>
+  __device__ __forceinline__ wl_index_t reserve_block_one(bool flag) const {
+    return block_atomic_add_one<BLOCK_THREADS>(&ctl->tail, flag);
+  }
 
   /// Whether the last launch stopped on an overflow or a bad item (after the
   /// launch, or after the grid barrier that follows the call in a control kernel).

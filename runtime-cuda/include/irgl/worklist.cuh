@@ -23,6 +23,8 @@
 //   start = wl.reserve_warp_one()    reserve_warp(1u), without the vote
 //   start = wl.reserve_block<B>(n)   one atomic per block; ALL threads of the
 //                                    1-D block of B threads must call it
+//   start = wl.reserve_block_one<B>(flag)   reserve_block(flag ? 1 : 0), by
+//                                    ballots; no atomic when no flag is set
 //   wl.write(start, taskid, item)    the do_push: stores at start + taskid,
 //                                    for taskid in [0, n), no atomics
 #pragma once
@@ -119,6 +121,13 @@ struct Worklist {
   template <int BLOCK_THREADS>
   __device__ __forceinline__ wl_index_t reserve_block(uint32_t n) const {
     return block_atomic_add<BLOCK_THREADS>(&ctl->count, n);
+  }
+
+  /// reserve_block(flag ? 1 : 0), cheaper (block_atomic_add_one): the block's
+  /// pushes of one trip, each thread's valid flag. Same precondition.
+  template <int BLOCK_THREADS>
+  __device__ __forceinline__ wl_index_t reserve_block_one(bool flag) const {
+    return block_atomic_add_one<BLOCK_THREADS>(&ctl->count, flag);
   }
 
   /// Whether some push or write of this run overflowed. For a control kernel,
