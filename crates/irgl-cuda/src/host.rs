@@ -112,6 +112,10 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
         // A block per BLOCK items: the schedulers' blocks differ in work (measured on rmat22:
         // the traversal's pushes 1.4x faster than on the resident grid).
         w.line(format!("{name}<<<blocks_all({work}), BLOCK>>>({args});"));
+    } else if facts.has_forall && launch.grid == LaunchGrid::Items {
+        w.line(format!(
+            "{name}<<<blocks_all({work}), BLOCK>>>({args});  // --grid items"
+        ));
     } else if facts.has_forall {
         w.line(format!("{name}<<<blocks_for(h, {work}), BLOCK>>>({args});"));
     } else {

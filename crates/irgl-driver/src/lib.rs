@@ -124,6 +124,7 @@ pub fn optimize(
     m.launch.block_size = config.block_size;
     m.launch.async_grid = config.async_grid;
     m.launch.async_local = config.async_local;
+    m.launch.grid = config.grid;
 
     let t = Instant::now();
     irgl_opt::run_asynchronously(m, config)?;

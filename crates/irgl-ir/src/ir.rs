@@ -81,6 +81,42 @@ pub struct LaunchConfig {
     /// In asynchronous kernels, a thread keeps one item it pushes to the queue as its own
     /// next item (a continuation, without the queue's round trip).
     pub async_local: bool,
+    /// The grid of kernels launched from the host whose outer loop is plain (grid-stride).
+    pub grid: LaunchGrid,
+}
+
+/// The grid of a host launch of a kernel whose outer `ForAll` is plain. A uniform outer loop
+/// always gets one block per `BLOCK` items.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LaunchGrid {
+    /// At most the blocks that can be resident at once; the outer loop strides over the rest.
+    #[default]
+    Resident,
+    /// One block per `BLOCK` items, however many: the GPU starts each block as a
+    /// multiprocessor frees up, so blocks whose items take long do not hold back the others.
+    Items,
+}
+
+impl LaunchGrid {
+    /// `resident` or `items`.
+    pub fn parse(s: &str) -> Result<LaunchGrid, String> {
+        match s {
+            "resident" => Ok(LaunchGrid::Resident),
+            "items" => Ok(LaunchGrid::Items),
+            _ => Err(format!(
+                "`{s}`: not a launch grid (resident: the blocks that fit at once, striding; items: one block per BLOCK items)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for LaunchGrid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LaunchGrid::Resident => "resident",
+            LaunchGrid::Items => "items",
+        })
+    }
 }
 
 /// The input graph and its properties.

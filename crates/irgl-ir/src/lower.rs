@@ -118,6 +118,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             block_size: 256,
             async_grid: GridSize::PerSm(1),
             async_local: false,
+            grid: LaunchGrid::Resident,
         },
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use irgl_ir::{Chunk, GridSize, Policy};
+use irgl_ir::{Chunk, GridSize, LaunchGrid, Policy};
 use serde::{Deserialize, Serialize};
 
 /// Every option of the middle end. `Default` is the unoptimized baseline.
@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 pub struct OptConfig {
     /// Threads per block of every kernel: a multiple of 32 in 32..=1024.
     pub block_size: u32,
+    /// The grid of host launches of kernels whose outer loop is plain (grid-stride).
+    #[serde(with = "launch_grid_text")]
+    pub grid: LaunchGrid,
     /// Nested `ForAll` scheduling (`schedule_nested_loops`).
     pub nested: NestedConfig,
     /// Iteration outlining: which `Iterate`/`Pipe` regions become device control kernels.
@@ -42,6 +45,7 @@ impl Default for OptConfig {
     fn default() -> Self {
         OptConfig {
             block_size: 256,
+            grid: LaunchGrid::Resident,
             nested: NestedConfig::default(),
             outline: OutlineConfig::None,
             outline_grid: GridSize::Resident,
@@ -395,6 +399,21 @@ mod grid_text {
     }
 }
 
+/// `LaunchGrid` as its text in JSON (`"resident"`, `"items"`).
+mod launch_grid_text {
+    use irgl_ir::LaunchGrid;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(g: &LaunchGrid, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(g)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<LaunchGrid, D::Error> {
+        let text = String::deserialize(d)?;
+        LaunchGrid::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// `on` or `off`, the value of a switch flag (`--async-local`).
 pub fn parse_switch(s: &str) -> Result<bool, String> {
     match s {
@@ -494,6 +513,10 @@ impl OptConfig {
             "--nested".to_string(),
             self.nested.default.to_string(),
         ];
+        if self.grid != LaunchGrid::Resident {
+            args.push("--grid".to_string());
+            args.push(self.grid.to_string());
+        }
         for (at, spec) in &self.nested.overrides {
             args.push("--nested-at".to_string());
             args.push(format!("{at}={spec}"));
@@ -575,6 +598,7 @@ impl OptConfig {
             };
             match flag {
                 "--block-size" => c.block_size = number()?,
+                "--grid" => c.grid = LaunchGrid::parse(value).map_err(|e| format!("{flag} {e}"))?,
                 "--nested" => c.nested.default = ScheduleSpec::parse(value)?,
                 "--nested-at" => {
                     let (at, spec) = value

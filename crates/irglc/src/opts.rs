@@ -58,6 +58,14 @@ pub struct OptArgs {
     /// `irglc emit outline` says which kernels can and why not.
     #[arg(long = "async", value_name = "KERNELS", value_parser = KernelSet::parse)]
     pub asynchronous: Option<KernelSet>,
+    /// The grid of the kernels launched from the host whose outer loop is plain: `resident`
+    /// (the default: the blocks that fit at once, the outer loop striding over the rest) or
+    /// `items` (one block per BLOCK items: the GPU starts each block as a multiprocessor frees
+    /// up, so blocks whose items take long, as dmr's conflicting cavities, do not hold the
+    /// others back). A uniform outer loop (nested schedulers, block aggregation) always gets
+    /// `items`.
+    #[arg(long, value_name = "GRID", value_parser = irgl_ir::LaunchGrid::parse)]
+    pub grid: Option<irgl_ir::LaunchGrid>,
     /// The grid of asynchronous kernels launched from the host (with --async): `sm` (one
     /// block per multiprocessor, the default), `Ksm`, `resident` or a number of blocks. Idle
     /// blocks poll the task queue: more blocks than the work needs slow the others. (An
@@ -158,6 +166,9 @@ impl OptArgs {
         }
         if let Some(g) = self.async_grid {
             c.async_grid = g;
+        }
+        if let Some(g) = self.grid {
+            c.grid = g;
         }
         if let Some(l) = self.async_local {
             c.async_local = l;
