@@ -16,14 +16,14 @@ pub struct OptConfig {
     /// Threads per block of every kernel: a multiple of 32 in 32..=1024.
     pub block_size: u32,
     /// The grid of host launches of kernels whose outer loop is plain (grid-stride).
-    #[serde(with = "launch_grid_text")]
+    #[serde(with = "as_text")]
     pub grid: LaunchGrid,
     /// Nested `ForAll` scheduling (`schedule_nested_loops`).
     pub nested: NestedConfig,
     /// Iteration outlining: which `Iterate`/`Pipe` regions become device control kernels.
     pub outline: OutlineConfig,
     /// The grid of the control kernels (with `outline` only).
-    #[serde(with = "grid_text")]
+    #[serde(with = "as_text")]
     pub outline_grid: GridSize,
     /// Cooperative conversion: the aggregation level of worklist pushes.
     pub aggregate: AggregateConfig,
@@ -31,7 +31,7 @@ pub struct OptConfig {
     #[serde(rename = "async")]
     pub asynchronous: KernelSet,
     /// The grid of asynchronous kernels launched from the host (with `async` only).
-    #[serde(with = "grid_text")]
+    #[serde(with = "as_text")]
     pub async_grid: GridSize,
     /// Asynchronous kernels keep one pushed item per thread as its next (with `async` only).
     pub async_local: bool,
@@ -319,7 +319,7 @@ pub struct BackoffConfig {
     pub kernels: KernelSet,
     /// The run of items per thread: `auto` (one run per thread of the resident grid) or 1 to
     /// 1024 items (a thread per run: fewer threads).
-    #[serde(with = "chunk_text")]
+    #[serde(with = "as_text")]
     pub chunk: Chunk,
     /// Below this many items, one thread takes them all (0: never).
     pub serial_below: u32,
@@ -369,48 +369,40 @@ impl BackoffRounds {
     }
 }
 
-/// `Chunk` as its text in JSON (`"auto"`, `"4"`).
-mod chunk_text {
-    use irgl_ir::Chunk;
-    use serde::{Deserialize, Deserializer, Serializer};
+/// A value written in JSON as its command-line text (`"auto"`, `"4sm"`, `"items"`).
+trait Text: Sized + fmt::Display {
+    fn parse_text(s: &str) -> Result<Self, String>;
+}
 
-    pub fn serialize<S: Serializer>(c: &Chunk, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(c)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Chunk, D::Error> {
-        let text = String::deserialize(d)?;
-        Chunk::parse(&text).map_err(serde::de::Error::custom)
+impl Text for Chunk {
+    fn parse_text(s: &str) -> Result<Self, String> {
+        Chunk::parse(s)
     }
 }
 
-/// `GridSize` as its text in JSON (`"resident"`, `"sm"`, `"4sm"`, `"64"`).
-mod grid_text {
-    use irgl_ir::GridSize;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(g: &GridSize, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(g)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<GridSize, D::Error> {
-        let text = String::deserialize(d)?;
-        GridSize::parse(&text).map_err(serde::de::Error::custom)
+impl Text for GridSize {
+    fn parse_text(s: &str) -> Result<Self, String> {
+        GridSize::parse(s)
     }
 }
 
-/// `LaunchGrid` as its text in JSON (`"resident"`, `"items"`).
-mod launch_grid_text {
-    use irgl_ir::LaunchGrid;
+impl Text for LaunchGrid {
+    fn parse_text(s: &str) -> Result<Self, String> {
+        LaunchGrid::parse(s)
+    }
+}
+
+/// `#[serde(with = "as_text")]` for a [`Text`] value.
+mod as_text {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(g: &LaunchGrid, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(g)
+    pub fn serialize<T: super::Text, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<LaunchGrid, D::Error> {
+    pub fn deserialize<'de, T: super::Text, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
         let text = String::deserialize(d)?;
-        LaunchGrid::parse(&text).map_err(serde::de::Error::custom)
+        T::parse_text(&text).map_err(serde::de::Error::custom)
     }
 }
 
