@@ -47,37 +47,23 @@
 use irgl_diagnostics::Diagnostic;
 use irgl_ir::*;
 
-use crate::config::{BackoffRounds, KernelSet, OptConfig};
+use crate::config::{BackoffRounds, OptConfig};
 
 /// Gives the kernels that `config.retry_backoff` names retry backoff. Errors: a name that is
 /// no kernel, or a kernel that backoff does not apply to (with the reason).
 pub fn backoff_retries(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
     let options = &config.retry_backoff;
-    let chosen: Vec<KernelId> = match &options.kernels {
-        KernelSet::None => return Ok(()),
-        KernelSet::All => candidates(m),
-        KernelSet::Kernels(names) => {
-            let mut chosen = Vec::new();
-            let mut errors = Vec::new();
-            for name in names {
-                match m.kernel_named(name) {
-                    None => errors.push(crate::unknown_kernel(m, "--retry-backoff", name)),
-                    Some(k) => match not_applicable(&m.kernels[k]) {
-                        Some(why) => errors.push(Diagnostic::error(
-                            "E0512",
-                            format!("--retry-backoff {name}: does not apply to `{name}`: {why}"),
-                        )),
-                        None => chosen.push(k),
-                    },
-                }
-            }
-            if !errors.is_empty() {
-                return Err(errors);
-            }
-            chosen
-        }
-    };
-    for k in chosen {
+    let chosen = crate::chosen_kernels(
+        m,
+        &options.kernels,
+        "--retry-backoff",
+        "E0512",
+        |k, name| match not_applicable(&m.kernels[k]) {
+            Some(why) => Err(format!("does not apply to `{name}`: {why}")),
+            None => Ok(()),
+        },
+    )?;
+    for (k, ()) in chosen {
         m.kernels[k].backoff = Some(Backoff {
             chunk: options.chunk,
             serial_below: options.serial_below,

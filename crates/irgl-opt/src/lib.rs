@@ -40,3 +40,45 @@ pub(crate) fn unknown_kernel(
     )
     .with_note(format!("its kernels are {}", all.join(", ")))
 }
+
+/// The kernels that `set` (the value of option `flag`) chooses, each with what `applies`
+/// makes of it: `none` chooses none, `all` every kernel that `applies` accepts, and a list
+/// its kernels, where a name that is no kernel is E0510 and a kernel that `applies` rejects is
+/// `code` (`FLAG NAME: REASON`, the reason from `applies`).
+pub(crate) fn chosen_kernels<T>(
+    m: &irgl_ir::Module,
+    set: &config::KernelSet,
+    flag: &str,
+    code: &'static str,
+    applies: impl Fn(irgl_ir::KernelId, &str) -> Result<T, String>,
+) -> Result<Vec<(irgl_ir::KernelId, T)>, Vec<irgl_diagnostics::Diagnostic>> {
+    match set {
+        config::KernelSet::None => Ok(Vec::new()),
+        config::KernelSet::All => Ok(m
+            .kernels
+            .iter()
+            .filter_map(|(k, kernel)| applies(k, &kernel.name).ok().map(|t| (k, t)))
+            .collect()),
+        config::KernelSet::Kernels(names) => {
+            let mut chosen = Vec::new();
+            let mut errors = Vec::new();
+            for name in names {
+                match m.kernel_named(name) {
+                    None => errors.push(unknown_kernel(m, flag, name)),
+                    Some(k) => match applies(k, name) {
+                        Ok(t) => chosen.push((k, t)),
+                        Err(why) => errors.push(irgl_diagnostics::Diagnostic::error(
+                            code,
+                            format!("{flag} {name}: {why}"),
+                        )),
+                    },
+                }
+            }
+            if errors.is_empty() {
+                Ok(chosen)
+            } else {
+                Err(errors)
+            }
+        }
+    }
+}

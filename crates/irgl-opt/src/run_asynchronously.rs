@@ -43,46 +43,21 @@ use irgl_analysis::AsyncCandidates;
 use irgl_diagnostics::Diagnostic;
 use irgl_ir::*;
 
-use crate::config::{KernelSet, OptConfig};
+use crate::config::OptConfig;
 
 /// Makes the kernels that `config.asynchronous` names asynchronous. Errors: a name that is no
 /// kernel, or a kernel that cannot run asynchronously (with the reason).
 pub fn run_asynchronously(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
     let candidates = AsyncCandidates::build(m);
-    let chosen: Vec<(KernelId, Asynchrony)> = match &config.asynchronous {
-        KernelSet::None => return Ok(()),
-        KernelSet::All => candidates
-            .kernels
-            .iter()
-            .filter_map(|(k, v)| v.as_ref().ok().map(|a| (*k, *a)))
-            .collect(),
-        KernelSet::Kernels(names) => {
-            let mut chosen = Vec::new();
-            let mut errors = Vec::new();
-            for name in names {
-                match m.kernel_named(name) {
-                    None => errors.push(crate::unknown_kernel(m, "--async", name)),
-                    Some(k) => match candidates.get(k) {
-                        None => errors.push(Diagnostic::error(
-                            "E0511",
-                            format!(
-                                "--async {name}: `{name}` cannot run asynchronously: it pops no worklist"
-                            ),
-                        )),
-                        Some(Err(why)) => errors.push(Diagnostic::error(
-                            "E0511",
-                            format!("--async {name}: `{name}` cannot run asynchronously: {why}"),
-                        )),
-                        Some(Ok(a)) => chosen.push((k, *a)),
-                    },
-                }
-            }
-            if !errors.is_empty() {
-                return Err(errors);
-            }
-            chosen
+    let chosen = crate::chosen_kernels(m, &config.asynchronous, "--async", "E0511", |k, name| {
+        match candidates.get(k) {
+            None => Err(format!(
+                "`{name}` cannot run asynchronously: it pops no worklist"
+            )),
+            Some(Err(why)) => Err(format!("`{name}` cannot run asynchronously: {why}")),
+            Some(Ok(a)) => Ok(*a),
         }
-    };
+    })?;
     for (k, a) in chosen {
         m.kernels[k].asynchronous = Some(a);
         let mut block = std::mem::take(&mut m.host.block);
