@@ -1,9 +1,13 @@
 // Aggregated additions (irgl/accumulate.cuh): warp_add from converged and divergent lanes,
 // block_add from every thread, for each integer type, with negative values and zero sums;
-// every result is compared with the sum computed on the host.
+// every result is compared with the sum computed on the host. warp_fetch_add as a
+// reservation: the ranges [old, old + amount) the threads get must tile the counter's
+// growth exactly, whatever lanes aggregated together.
 // irgl-test: racecheck
 #include <irgl/runtime.cuh>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "test_util.cuh"
@@ -32,6 +36,41 @@ __global__ void block_adds(T* sum, uint32_t n, uint32_t seed) {
   irgl::block_add<256>(sum, tid < n ? value_of<T>(tid, seed + 2) : T(0));  // the shared words reused
 }
 
+/// Threads with tid % every == phase reserve `amount` (0 for every fifth thread) from a
+/// counter that starts at `start`, at warp level, and record what they got.
+template <class T>
+__global__ void warp_fetch_adds(T* counter, T* got, T* amount, uint32_t n, uint32_t every, uint32_t phase,
+                                uint32_t seed) {
+  const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= n || tid % every != phase) return;
+  const T a = tid % 5u == 0u ? T(0) : static_cast<T>(value_of<T>(tid, seed * 2u) % 1000);
+  amount[tid] = a;
+  got[tid] = irgl::warp_fetch_add(counter, a);
+}
+
+template <class T>
+void check_fetch_adds(uint32_t n, uint32_t every, uint32_t seed) {
+  const T start = static_cast<T>(12345);
+  const uint32_t phase = 1u % every;
+  irgl::DeviceArray<T> counter(1), got(n), amount(n);
+  counter.upload(&start, 1, 0);
+  warp_fetch_adds<T><<<(n + 255) / 256, 256>>>(counter.data(), got.data(), amount.data(), n, every, phase, seed);
+  IRGL_CHECK_LAUNCH("warp_fetch_adds");
+  const std::vector<T> g = got.to_host(), a = amount.to_host();
+  std::vector<std::pair<T, T>> ranges;  // (old, amount) of the threads that reserved
+  for (uint32_t t = 0; t < n; ++t)
+    if (t % every == phase) ranges.emplace_back(g[t], a[t]);
+  std::sort(ranges.begin(), ranges.end());
+  T next = start;
+  bool tiled = true;
+  for (const auto& [old, amt] : ranges) {
+    tiled = tiled && old == next;
+    next = static_cast<T>(next + amt);
+  }
+  EXPECT(tiled);
+  EXPECT_EQ(counter.to_host()[0], next);
+}
+
 template <class T>
 T host_sum(uint32_t n, uint32_t every, uint32_t phase, uint32_t seed) {
   T s = 0;
@@ -51,6 +90,7 @@ void check_type() {
         IRGL_CHECK_LAUNCH("warp_adds");
         EXPECT_EQ(sum.to_host()[0], host_sum<T>(n, every, 1u % every, seed));
       }
+      for (uint32_t every : {1u, 3u, 32u}) check_fetch_adds<T>(n, every, seed);
       sum.zero();
       block_adds<T><<<(n + 255) / 256, 256>>>(sum.data(), n, seed);
       IRGL_CHECK_LAUNCH("block_adds");

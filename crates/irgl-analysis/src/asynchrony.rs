@@ -133,6 +133,12 @@ fn monotone(m: &Module, k: &Kernel) -> Result<(), String> {
                 unordered = Some(format!("it updates `{}` with {}", t.name(m), op.name()));
             }
         }
+        ExprKind::FetchAdd { global, .. } if unordered.is_none() => {
+            unordered = Some(format!(
+                "it updates `{}` with atomicAdd",
+                Target::Global(*global).name(m)
+            ));
+        }
         _ => {}
     });
     if let Some(what) = unordered {
@@ -296,6 +302,7 @@ fn reads_device(body: &Body, exprs: &[ExprId]) -> bool {
                     | ExprKind::WorklistSize(_)
                     | ExprKind::ReduceResult
                     | ExprKind::Atomic { .. }
+                    | ExprKind::FetchAdd { .. }
             )
         })
     })

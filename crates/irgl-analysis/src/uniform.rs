@@ -256,6 +256,7 @@ fn uniform_expr(body: &Body, e: ExprId, locals: &BTreeSet<LocalId>) -> bool {
         ExprKind::Global(_)
         | ExprKind::Element { .. }
         | ExprKind::Atomic { .. }
+        | ExprKind::FetchAdd { .. }
         | ExprKind::TryLock { .. }
         | ExprKind::TryMarks { .. }
         // The mesh grows and changes while the kernel runs.

@@ -212,9 +212,10 @@ pub(crate) fn device_reads(body: &Body, exprs: &[ExprId]) -> u8 {
             reads |= match &body.exprs[x].kind {
                 ExprKind::WorklistSize(w) => Hazards::worklist(*w),
                 ExprKind::ReduceResult => Hazards::FLAG,
-                ExprKind::Global(_) | ExprKind::Element { .. } | ExprKind::Atomic { .. } => {
-                    Hazards::DATA
-                }
+                ExprKind::Global(_)
+                | ExprKind::Element { .. }
+                | ExprKind::Atomic { .. }
+                | ExprKind::FetchAdd { .. } => Hazards::DATA,
                 _ => 0,
             };
         });

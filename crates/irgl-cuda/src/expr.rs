@@ -122,6 +122,24 @@ impl<'a> Exprs<'a> {
                 );
                 format!("irgl::atomic_{name}({})", parts.join(", "))
             }
+            ExprKind::FetchAdd {
+                global,
+                value,
+                aggregation,
+                ..
+            } => {
+                assert_eq!(
+                    *aggregation,
+                    Aggregation::Warp,
+                    "a fetch-and-add at warp level only"
+                );
+                let ty = c_type(x.ty);
+                format!(
+                    "irgl::warp_fetch_add({}, static_cast<{ty}>({}))",
+                    self.address(&Place::Global(*global)),
+                    self.cond(*value)
+                )
+            }
             ExprKind::GraphSize(f) => {
                 let field = match f {
                     GraphField::NNodes => "nnodes",

@@ -528,3 +528,100 @@ fn push_sites_are_numbered_alike_under_every_schedule() {
         }
     }
 }
+
+/// `(global, aggregation, note)` of every addition whose old value is used that the pass made
+/// a `FetchAdd`, in kernel and source order.
+fn fetch_adds(c: &irgl_driver::Compiled) -> Vec<(String, Aggregation, Option<String>)> {
+    let mut out = Vec::new();
+    for (_, k) in c.module.kernels.iter() {
+        visit::walk_block_exprs(&k.body, &k.body.block, &mut |e| {
+            if let irgl_ir::ExprKind::FetchAdd {
+                global,
+                aggregation,
+                note,
+                ..
+            } = &k.body.exprs[e].kind
+            {
+                let g = &c.module.globals[global.index()].name;
+                out.push((g.clone(), *aggregation, note.clone()));
+            }
+        });
+    }
+    out
+}
+
+#[test]
+fn additions_whose_old_value_is_used_are_aggregated_per_warp() {
+    // tc's `g.start[n] = atomicAdd(cursor, g.outn[n])`: site `place.add0`.
+    let c = common::compile("programs/tc.irgl", &common::config(""));
+    assert!(fetch_adds(&c).is_empty(), "none by default");
+    assert!(common::kernels(&c.cuda).contains("irgl::atomic_add(&cursor, "));
+    for nested in ["serial", "tb+wp+fg"] {
+        for level in ["warp", "thread", "block"] {
+            let flags = format!("--nested {nested} --aggregate {level}");
+            let c = common::compile("programs/tc.irgl", &common::config(&flags));
+            let f = fetch_adds(&c);
+            assert_eq!(f.len(), 1, "{flags}: {f:?}");
+            assert_eq!((f[0].0.as_str(), f[0].1), ("cursor", Aggregation::Warp));
+            match level {
+                "warp" => assert_eq!(f[0].2, None),
+                _ => assert!(
+                    f[0].2
+                        .as_deref()
+                        .unwrap()
+                        .starts_with(&format!("warp, not {level}: its old value is used")),
+                    "{flags}: {f:?}"
+                ),
+            }
+            let device = common::kernels(&c.cuda);
+            assert!(
+                device.contains(
+                    "g.start[n] = irgl::warp_fetch_add(&cursor, static_cast<uint32_t>(g.outn[n]));"
+                ),
+                "{flags}: {device}"
+            );
+            assert!(!device.contains("irgl::atomic_add(&cursor, "), "{flags}");
+        }
+    }
+    // Its own site, numbered with the kernel's other additions; the others keep their level.
+    let c = common::compile(
+        "programs/tc.irgl",
+        &common::config("--aggregate-at place.add0=warp"),
+    );
+    assert_eq!(fetch_adds(&c).len(), 1);
+    assert!(adds(&c).is_empty());
+    let c = common::compile(
+        "programs/tc.irgl",
+        &common::config("--aggregate block --aggregate-at place.add0=none"),
+    );
+    assert!(fetch_adds(&c).is_empty());
+    assert_eq!(adds(&c).len(), 1, "count_triangles.add0 still block");
+    // The construct test: used results under a condition, in a `let`, in a nested ForAll, of
+    // u32, u64 and i32 globals, numbered in source order.
+    let c = common::compile(
+        "tests/gpu/reservations.irgl",
+        &common::config(
+            "--nested tb+fg --aggregate-at place.add1=warp --aggregate-at number.add1=warp",
+        ),
+    );
+    let f = fetch_adds(&c);
+    let globals: Vec<&str> = f.iter().map(|x| x.0.as_str()).collect();
+    assert_eq!(globals, ["cursor", "balance"], "{f:?}");
+    // The verifier takes only warp.
+    let mut c = common::compile("programs/tc.irgl", &common::config("--aggregate warp"));
+    for (_, k) in c.module.kernels.iter_mut() {
+        let ids: Vec<_> = k.body.exprs.keys().collect();
+        for e in ids {
+            if let irgl_ir::ExprKind::FetchAdd { aggregation, .. } = &mut k.body.exprs[e].kind {
+                *aggregation = Aggregation::Block;
+            }
+        }
+    }
+    let errors = irgl_ir::verify(&c.module).expect_err("a block fetch-and-add");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.contains("aggregation of a fetch-and-add")),
+        "{errors:?}"
+    );
+}

@@ -517,6 +517,17 @@ impl Printer<'_> {
                 parts.extend(args.iter().map(|a| self.expr(*a)));
                 format!("{}({})", op.name(), parts.join(", "))
             }
+            ExprKind::FetchAdd {
+                global,
+                value,
+                aggregation,
+                note,
+            } => format!(
+                "fetch_add(@{}, {}){}",
+                self.m.globals[global.index()].name,
+                self.expr(*value),
+                slot(*aggregation, note)
+            ),
             ExprKind::GraphSize(f) => match f {
                 GraphField::NNodes => "nnodes".into(),
                 GraphField::NEdges => "nedges".into(),

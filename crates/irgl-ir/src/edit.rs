@@ -75,6 +75,17 @@ impl Body {
                         .collect(),
                 }
             }
+            ExprKind::FetchAdd {
+                global,
+                value,
+                aggregation,
+                note,
+            } => ExprKind::FetchAdd {
+                global,
+                value: self.clone_expr_with(value, map),
+                aggregation,
+                note,
+            },
             ExprKind::GraphQuery(m, a) => ExprKind::GraphQuery(m, self.clone_expr_with(a, map)),
             ExprKind::Pop(a) => ExprKind::Pop(self.clone_expr_with(a, map)),
             ExprKind::TryLock { locks, index } => ExprKind::TryLock {

@@ -360,6 +360,20 @@ pub enum ExprKind {
         place: Place,
         args: Vec<ExprId>,
     },
+    /// `atomicAdd(global, value)` on an integer global whose old value is used (tc's
+    /// `g.start[n] = atomicAdd(cursor, g.outn[n])`: a reservation, like a push's), as
+    /// `aggregate_pushes` aggregates it. Only [`Aggregation::Warp`]: the lanes converged here
+    /// scan their values, the lowest adds the total with one atomic, and each gets the old
+    /// value plus the values of the lanes below it, as if they had added in lane order.
+    /// Before the pass (and at no aggregation) such an addition is an [`ExprKind::Atomic`].
+    FetchAdd {
+        global: GlobalId,
+        /// Of the global's type.
+        value: ExprId,
+        aggregation: Aggregation,
+        /// Why the site has another level than the options asked for (shown by `emit ir`).
+        note: Option<String>,
+    },
     /// `a[index]`: an element of an array local; an index out of range is reported by the
     /// device's error flag (the element read is then the first).
     ArrayElement {

@@ -23,7 +23,7 @@
 //! keeps each on its side.
 //!
 //! - **Values and places.** Expressions are pure except [`ExprKind::Atomic`] (an atomic
-//!   read-modify-write returning the old value), [`ExprKind::TryLock`] and
+//!   read-modify-write returning the old value), [`ExprKind::FetchAdd`], [`ExprKind::TryLock`] and
 //!   [`ExprKind::TryMarks`]. Locals are per thread; a [`StmtKind::Let`] declares one in its
 //!   block (with the zero of its type when it has no initializer). Globals and property
 //!   elements live in device memory; on the host, reading or writing one is a copy.
@@ -54,7 +54,8 @@
 //!   the host resets the flag ([`StmtKind::ReduceReset`]) and reads it ([`ExprKind::ReduceResult`]).
 //!   An addition to an integer global whose old value is unused becomes an
 //!   [`StmtKind::Accumulate`] when `aggregate_pushes` aggregates it (its [`Aggregation`] slot:
-//!   per warp at the site, or deferred to the end of the kernel per thread or per block).
+//!   per warp at the site, or deferred to the end of the kernel per thread or per block);
+//!   one whose old value is used becomes an [`ExprKind::FetchAdd`] (per warp at the site).
 //! - **Mutual exclusion.** `Atomic` is its protocol: `TryLock` (one attempt, acquire fence),
 //!   the locked statements, `Unlock` (release fence); the blocking form retries the whole
 //!   attempt in a loop, so that a lane holding a lock is never starved by its warp.

@@ -1138,6 +1138,31 @@ impl<'a> Verifier<'a> {
                     self.compatible(pt, ty, "atomic result");
                 }
             }
+            ExprKind::FetchAdd {
+                global,
+                value: _,
+                aggregation,
+                note: _,
+            } => {
+                self.device_only("fetch-and-add");
+                match self.module.globals.get(global.index()) {
+                    None => self.err(format!("global {global} out of range")),
+                    Some(g) => {
+                        if !matches!(g.ty, Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64) {
+                            self.err(format!("fetch-and-add on the {} global {}", g.ty, g.name));
+                        }
+                        if let Some(Some(t)) = operands.first() {
+                            self.compatible(g.ty, *t, "added value");
+                        }
+                        self.compatible(g.ty, ty, "fetch-and-add result");
+                    }
+                }
+                if *aggregation != Aggregation::Warp {
+                    self.err(format!(
+                        "{aggregation:?} aggregation of a fetch-and-add (only Warp: its old value is used where it is made)"
+                    ));
+                }
+            }
             ExprKind::GraphSize(_) => self.compatible(Ty::U32, ty, "graph size"),
             ExprKind::GraphQuery(m, _) => {
                 let (arg, res) = match m {

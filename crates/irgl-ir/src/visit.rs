@@ -115,6 +115,7 @@ pub fn expr_operands(kind: &ExprKind) -> Vec<ExprId> {
             out
         }
         ExprKind::TryLock { index, .. } => vec![*index],
+        ExprKind::FetchAdd { value, .. } => vec![*value],
         ExprKind::Literal(_)
         | ExprKind::Local(_)
         | ExprKind::Const(_)
@@ -267,7 +268,7 @@ pub fn deferred_adds(body: &Body) -> Vec<StmtId> {
 
 /// Whether `body` uses global `g` other than by additions whose old value is unused (an
 /// `Eval` of `atomicAdd` on it, or an [`Accumulate`]): reads it, assigns it, or updates it
-/// with another atomic. Additions deferred to the end of a kernel need it not to.
+/// with another atomic (a [`ExprKind::FetchAdd`] included). Additions deferred to the end of a kernel need it not to.
 pub fn other_uses_of_global(body: &Body, g: GlobalId) -> bool {
     let mut adds = std::collections::HashSet::new();
     let mut other = false;
@@ -296,6 +297,7 @@ pub fn other_uses_of_global(body: &Body, g: GlobalId) -> bool {
                 place: Place::Global(x),
                 ..
             } => *x == g && !adds.contains(&e),
+            ExprKind::FetchAdd { global: x, .. } => *x == g,
             _ => false,
         };
     });

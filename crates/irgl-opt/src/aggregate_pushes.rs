@@ -32,7 +32,11 @@
 //! defer the additions to the end of the kernel (each thread sums in a register; at the end,
 //! one atomic per thread, or a block-wide sum and one atomic per block: the end of the kernel
 //! is a focal point), so the kernel may not otherwise read or update the global; a kernel
-//! without a `ForAll` runs on one thread and gets thread instead of block.
+//! without a `ForAll` runs on one thread and gets thread instead of block. An `atomicAdd` on
+//! an integer global whose old value is used (a reservation: tc's `g.start[n] =
+//! atomicAdd(cursor, g.outn[n])`) becomes a `FetchAdd` at warp level, whatever level is asked
+//! (other than none): the converged lanes scan their values and share one atomic, and each
+//! gets its old value at once; thread and block would hand it back only later.
 //!
 //! **What it does.** Sets the aggregation slot (and the reason for another level) of every
 //! site. Before and after (`irglc emit ir`, traverse and tc with `--nested tb+fg --aggregate
@@ -41,6 +45,7 @@
 //! ```text
 //! push dst(v1:e)                    ==>   push dst(v1:e) [block loop]
 //! atomicAdd(@triangles, v8:found)   ==>   add @triangles v8:found [block]
+//! atomicAdd(@cursor, outn[v0:n])    ==>   fetch_add(@cursor, outn[v0:n]) [warp] (warp, not block: ...)
 //! ```
 
 use std::collections::{BTreeSet, HashMap};
@@ -116,7 +121,21 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Di
                 p.note = note;
             }
         }
-        for (&(s, global, value), level) in adds.iter().zip(add_levels) {
+        for (&(site, global, value), level) in adds.iter().zip(add_levels) {
+            let s = match site {
+                AddSite::Unused(s) => s,
+                AddSite::Used(e) => {
+                    if let Some((aggregation, note)) = fetch_level(level) {
+                        body.exprs[e].kind = ExprKind::FetchAdd {
+                            global,
+                            value,
+                            aggregation,
+                            note,
+                        };
+                    }
+                    continue;
+                }
+            };
             let name = &m.globals[global.index()].name;
             let deferrable = !visit::other_uses_of_global(body, global);
             let not_deferred = || {
@@ -170,7 +189,7 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Di
                     "this program pushes nothing and adds to no global".to_string()
                 } else {
                     format!(
-                        "the sites are the pushes (pushes, Retry and Respawn) and the additions to integer globals (`atomicAdd` whose result is unused) of each kernel, in source order: {}",
+                        "the sites are the pushes (pushes, Retry and Respawn) and the additions to integer globals (`atomicAdd`) of each kernel, in source order: {}",
                         sites.join(", ")
                     )
                 },
@@ -213,26 +232,71 @@ fn push_sites(body: &Body) -> Vec<StmtId> {
     out
 }
 
-/// The additions to integer globals whose old value is unused (`atomicAdd(g, v);`, or an
-/// `Accumulate` made of one), in source order: the statement, the global and the value.
-fn add_sites(globals: &[Ty], body: &Body) -> Vec<(StmtId, GlobalId, ExprId)> {
+/// An `atomicAdd` on an integer global: a statement whose old value is unused (`atomicAdd(g,
+/// v);`, or an `Accumulate` made of one), or an expression whose old value is used (or a
+/// `FetchAdd` made of one).
+#[derive(Clone, Copy)]
+enum AddSite {
+    Unused(StmtId),
+    Used(ExprId),
+}
+
+/// The additions to integer globals of a body, in source order (statements in pre-order,
+/// the expressions of each in evaluation order): the site, the global and the value.
+fn add_sites(globals: &[Ty], body: &Body) -> Vec<(AddSite, GlobalId, ExprId)> {
+    let integer =
+        |g: &GlobalId| matches!(globals[g.index()], Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64);
     let mut out = Vec::new();
-    visit::walk_stmts(body, &body.block, &mut |s| match &body.stmts[s].kind {
-        StmtKind::Eval(e) => {
-            if let ExprKind::Atomic {
-                op: AtomicOp::Add,
-                place: Place::Global(g),
-                args,
-            } = &body.exprs[*e].kind
-                && matches!(globals[g.index()], Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64)
-            {
-                out.push((s, *g, args[0]));
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        let kind = &body.stmts[s].kind;
+        let mut top = None;
+        match kind {
+            StmtKind::Eval(e) => {
+                if let ExprKind::Atomic {
+                    op: AtomicOp::Add,
+                    place: Place::Global(g),
+                    args,
+                } = &body.exprs[*e].kind
+                    && integer(g)
+                {
+                    out.push((AddSite::Unused(s), *g, args[0]));
+                    top = Some(*e);
+                }
             }
+            StmtKind::Accumulate(a) => out.push((AddSite::Unused(s), a.global, a.value)),
+            _ => {}
         }
-        StmtKind::Accumulate(a) => out.push((s, a.global, a.value)),
-        _ => {}
+        for e in visit::stmt_exprs(kind) {
+            visit::walk_expr(body, e, &mut |x| match &body.exprs[x].kind {
+                ExprKind::Atomic {
+                    op: AtomicOp::Add,
+                    place: Place::Global(g),
+                    args,
+                } if integer(g) && Some(x) != top => out.push((AddSite::Used(x), *g, args[0])),
+                ExprKind::FetchAdd { global, value, .. } => {
+                    out.push((AddSite::Used(x), *global, *value))
+                }
+                _ => {}
+            });
+        }
     });
     out
+}
+
+/// The level of an addition whose old value is used: warp, the one level at which the old
+/// value can be handed back where the addition is made.
+fn fetch_level(level: AggregateLevel) -> Option<(Aggregation, Option<String>)> {
+    match level {
+        AggregateLevel::None => None,
+        AggregateLevel::Warp => Some((Aggregation::Warp, None)),
+        AggregateLevel::Thread | AggregateLevel::Block => Some((
+            Aggregation::Warp,
+            Some(format!(
+                "warp, not {}: its old value is used where it is made, so it cannot wait for the end of the kernel or of a trip",
+                level.name()
+            )),
+        )),
+    }
 }
 
 /// The level push `s` gets when `level` is asked for, and why it is another one.

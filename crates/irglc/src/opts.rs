@@ -37,8 +37,9 @@ pub struct OptArgs {
     /// trip where every thread of the block passes together, else thread, else warp).
     #[arg(long, value_name = "LEVEL", value_parser = AggregateLevel::parse)]
     pub aggregate: Option<AggregateLevel>,
-    /// The aggregation level of one push site: `KERNEL.pushN=LEVEL`, N counting the kernel's
-    /// pushes, Retry and Respawn in source order from 0 (repeatable).
+    /// The aggregation level of one site: `KERNEL.pushN=LEVEL`, N counting the kernel's
+    /// pushes, Retry and Respawn in source order from 0, or `KERNEL.addN=LEVEL`, N counting
+    /// its atomicAdds to integer globals (repeatable).
     #[arg(long, value_name = "KERNEL.pushN=LEVEL", value_parser = parse_aggregate_at)]
     pub aggregate_at: Vec<(String, AggregateLevel)>,
     /// Iteration outlining: which nodes of the outline tree (`irglc emit outline`) run as

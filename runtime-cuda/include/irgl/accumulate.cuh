@@ -7,8 +7,16 @@
 //                                 the sum: one atomic per block. EVERY thread of the 1-D
 //                                 block of B threads calls it, from uniform code (barriers)
 //
-// Neither issues an atomic when the sum is 0. T: unsigned int, int, unsigned long long,
-// long long (the IrGL integer types u32, i32, u64, i64).
+// and of the IR's `FetchAdd`, an `atomicAdd(global, v)` whose old value is used (a
+// reservation: tc's `g.start[n] = atomicAdd(cursor, g.outn[n])`):
+//
+//   old = irgl::warp_fetch_add(p, v)   the lanes converged here scan their values; the lowest
+//                                 adds the total: one atomic per warp; each lane gets what
+//                                 atomicAdd(p, v) would have returned had the lanes added in
+//                                 lane order, one after another
+//
+// warp_add and block_add issue no atomic when the sum is 0. T: unsigned int, int, unsigned
+// long long, long long (the IrGL integer types u32, i32, u64, i64).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -37,6 +45,18 @@ __device__ __forceinline__ void warp_add(T* p, T v) {
   const unsigned mask = __activemask();
   const T total = warp_sum<T>(mask, v);
   if (lane_id() == leader_lane(mask) && total != T(0)) atomic_add(p, total);
+}
+
+template <class T>
+__device__ __forceinline__ T warp_fetch_add(T* p, T v) {
+  const unsigned mask = __activemask();
+  T total;
+  const T before = warp_exclusive_sum<T>(mask, v, &total);
+  const unsigned leader = leader_lane(mask);
+  T base = T(0);
+  // Even when the total is 0: the lanes still need the counter's value.
+  if (lane_id() == leader) base = atomic_add(p, total);
+  return __shfl_sync(mask, base, leader) + before;
 }
 
 template <int BLOCK, class T>
