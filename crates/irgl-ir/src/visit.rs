@@ -128,6 +128,28 @@ pub fn expr_operands(kind: &ExprKind) -> Vec<ExprId> {
     }
 }
 
+/// The outermost `ForAll`s of a body, in source order, each with whether it stands at the
+/// body's top level (in plain blocks only, under no condition or loop), where every thread
+/// of a block reaches it together.
+pub fn outer_foralls(body: &Body) -> Vec<(StmtId, bool)> {
+    fn walk(body: &Body, block: &Block, top: bool, out: &mut Vec<(StmtId, bool)>) {
+        for &s in block {
+            match &body.stmts[s].kind {
+                StmtKind::ForAll(_) => out.push((s, top)),
+                StmtKind::Block(b) => walk(body, b, top, out),
+                k => {
+                    for b in child_blocks(k) {
+                        walk(body, b, false, out);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &body.block, true, &mut out);
+    out
+}
+
 /// Calls `f` on every statement of `block` and of the blocks nested in it, in pre-order.
 pub fn walk_stmts(body: &Body, block: &Block, f: &mut dyn FnMut(StmtId)) {
     for &s in block {

@@ -485,14 +485,9 @@ fn plain_outer_loop(body: &Body, parent: &HashMap<StmtId, StmtId>, s: StmtId) ->
             _ => at = p,
         }
     };
-    let mut at = outer;
-    while let Some(&p) = parent.get(&at) {
-        if !matches!(body.stmts[p].kind, StmtKind::Block(_)) {
-            return None;
-        }
-        at = p;
-    }
-    Some(outer)
+    visit::outer_foralls(body)
+        .contains(&(outer, true))
+        .then_some(outer)
 }
 
 /// The statement that directly holds each statement.

@@ -204,23 +204,7 @@ fn plan_kernel(
     let body = &kernel.body;
     let mut plans = Vec::new();
     let mut serial: Vec<(StmtId, String)> = Vec::new();
-    // Outermost ForAlls, and whether each stands at the kernel's top level (scopes only).
-    let mut outers: Vec<(StmtId, bool)> = Vec::new();
-    fn find_outer(body: &Body, block: &Block, top: bool, out: &mut Vec<(StmtId, bool)>) {
-        for &s in block {
-            match &body.stmts[s].kind {
-                StmtKind::ForAll(_) => out.push((s, top)),
-                StmtKind::Block(b) => find_outer(body, b, top, out),
-                k => {
-                    for b in visit::child_blocks(k) {
-                        find_outer(body, b, false, out);
-                    }
-                }
-            }
-        }
-    }
-    find_outer(body, &body.block, true, &mut outers);
-    for (outer, at_top) in outers {
+    for (outer, at_top) in visit::outer_foralls(body) {
         let StmtKind::ForAll(of) = &body.stmts[outer].kind else {
             unreachable!()
         };
