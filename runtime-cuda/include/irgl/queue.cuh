@@ -153,9 +153,10 @@ struct AsyncQueue {
   __device__ __forceinline__ wl_index_t reserve_warp(unsigned mask, uint32_t n) const {
     return warp_atomic_add(mask, &ctl->tail, n);
   }
-  /// One slot for each converged lane, one atomic per warp.
+  /// One slot for each converged lane, one atomic per warp (nvcc aggregates the plain
+  /// atomic: see Worklist::reserve_warp_one).
   __device__ __forceinline__ wl_index_t reserve_warp_one() const {
-    return warp_atomic_add_one(__activemask(), &ctl->tail);
+    return atomicAdd(&ctl->tail, 1ull);
   }
   /// n slots for each thread of the block, one atomic per block (every thread calls it).
   template <int BLOCK_THREADS>

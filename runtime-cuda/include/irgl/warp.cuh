@@ -108,14 +108,4 @@ __device__ __forceinline__ unsigned long long warp_atomic_add(unsigned mask, uns
   return base + exclusive;
 }
 
-/// warp_atomic_add with n = 1 in every lane of `mask`: the rank in the mask is the scan, and
-/// no vote is needed. Precondition: as warp_atomic_add.
-__device__ __forceinline__ unsigned long long warp_atomic_add_one(unsigned mask, unsigned long long* counter) {
-  const unsigned leader = leader_lane(mask);
-  unsigned long long base = 0;
-  if (lane_id() == leader) base = atomicAdd(counter, static_cast<unsigned long long>(__popc(mask)));
-  base = __shfl_sync(mask, base, leader);
-  return base + __popc(mask & lanemask_lt());
-}
-
 }  // namespace irgl

@@ -20,7 +20,7 @@
 //   start = wl.reserve_thread(n)     one atomic for n items of this thread
 //   start = wl.reserve_warp(n)       one atomic per warp: the *active* lanes
 //                                    (__activemask), each with its own n
-//   start = wl.reserve_warp_one()    reserve_warp(1u), without the vote
+//   start = wl.reserve_warp_one()    reserve_warp(1u), aggregated by nvcc
 //   start = wl.reserve_block<B>(n)   one atomic per block; ALL threads of the
 //                                    1-D block of B threads must call it
 //   start = wl.reserve_block_one<B>(flag)   reserve_block(flag ? 1 : 0), by
@@ -104,9 +104,14 @@ struct Worklist {
     return warp_atomic_add(mask, &ctl->count, n);
   }
 
-  /// reserve_warp(1u): one slot for each active lane, one atomic per warp.
+  /// reserve_warp(1u): one slot for each active lane, one atomic per warp. Written as the
+  /// plain atomic, which nvcc (sm_70 and later) aggregates over the lanes that run it, the
+  /// address being the same in all: a vote, one atomic by the lowest lane, a shuffle of the
+  /// base, each lane's rank by a popcount. That is warp_atomic_add's reservation without
+  /// its synchronizing shuffle, whose divergence check costs in divergent loops (bfs with
+  /// serial nested loops 1.2x slower with it on an H100; docs/optimizations.md).
   __device__ __forceinline__ wl_index_t reserve_warp_one() const {
-    return warp_atomic_add_one(__activemask(), &ctl->count);
+    return atomicAdd(&ctl->count, 1ull);
   }
 
   /// Like reserve_warp, but with an explicit mask. Precondition: exactly the
