@@ -241,6 +241,42 @@ TEST(output_writer_exact) {
   std::remove(path.c_str());
 }
 
+TEST(whole_files) {
+  const std::string path = "/tmp/irgl-test-whole-" + std::to_string(getpid()) + ".out";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs("old\n", f);
+    std::fclose(f);
+  }
+  std::string temp;
+  {
+    irgl::WholeFile f(path);
+    EXPECT(f.ok());
+    temp = f.temp_path();
+    std::fputs("half of the new", f.get());
+    EXPECT_EQ(slurp(path), std::string("old\n"));  // nothing at the path until the commit
+  }  // destroyed without a commit: the old file stays, the temporary goes
+  EXPECT_EQ(slurp(path), std::string("old\n"));
+  EXPECT(std::fopen(temp.c_str(), "r") == nullptr);
+  {
+    irgl::WholeFile f(path);
+    std::fputs("new\n", f.get());
+    EXPECT(f.commit());
+    EXPECT(std::fopen(f.temp_path().c_str(), "r") == nullptr);
+  }
+  EXPECT_EQ(slurp(path), std::string("new\n"));
+  {
+    irgl::OutputWriter w(path, "p", 1, 0);
+    EXPECT_EQ(slurp(path), std::string("new\n"));  // the older output until close()
+    w.close();
+  }
+  EXPECT(irgl_test::starts_with(slurp(path), "irgl-output 1\nprogram p\n"));
+  irgl::WholeFile bad("/nonexistent/dir/x.out");
+  EXPECT(!bad.ok());
+  EXPECT(!bad.commit());
+  std::remove(path.c_str());
+}
+
 TEST(output_writer_errors) {
   irgl_test::ChildResult r = irgl_test::run_child("writer-child-order");
   EXPECT_EQ(r.status, 1);
@@ -309,6 +345,7 @@ int main(int argc, char** argv) {
   RUN(json_escaping);
   RUN(run_record);
   RUN(output_writer_exact);
+  RUN(whole_files);
   RUN(output_writer_errors);
   RUN(float_formats);
   return irgl_test::finish();

@@ -63,10 +63,12 @@ pub fn rmat(
         )));
     }
     let n = 1u64 << scale;
-    let m = n
-        .checked_mul(u64::from(edge_factor))
-        .filter(|&m| m <= 1 << 36)
-        .ok_or_else(|| GraphError::Invalid("too many RMAT edges".into()))?;
+    // At most 2^31 nodes times a u32 edge factor: no overflow.
+    let m = n * u64::from(edge_factor);
+    crate::memory::fits(
+        crate::memory::graph_bytes(n, m),
+        &format!("an RMAT graph of scale {scale} with {m} edges"),
+    )?;
     let m = m as usize;
     // Thresholds on 16-bit random numbers: quadrant 0 (a), 1 (b), 2 (c), 3 (d).
     let t = |p: f64| (p * 65536.0).round() as u32;
@@ -166,6 +168,10 @@ pub fn uniform(n: u32, m: u64, seed: u64) -> Result<EdgeList> {
     if n == u32::MAX {
         return Err(GraphError::Invalid("too many nodes".into()));
     }
+    crate::memory::fits(
+        crate::memory::graph_bytes(u64::from(n), m),
+        &format!("a random graph with {m} edges"),
+    )?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut list = EdgeList::new(n, false);
     list.src.reserve(m as usize);
@@ -186,6 +192,10 @@ pub fn grid(rows: u32, cols: u32) -> Result<EdgeList> {
             "a {rows} x {cols} grid has {n} nodes, more than u32 ids allow"
         )));
     }
+    crate::memory::fits(
+        crate::memory::graph_bytes(n, 4 * n),
+        &format!("a {rows} x {cols} grid"),
+    )?;
     let mut list = EdgeList::new(n as u32, false);
     for r in 0..rows {
         for c in 0..cols {
@@ -218,6 +228,8 @@ pub fn mesh(n: u32, seed: u64) -> Result<Mesh> {
             "a mesh needs at least 3 points, got {n}"
         )));
     }
+    // The points, the triangulation's half-edges and hull, and the edge graph.
+    crate::memory::fits(200 * u128::from(n), &format!("a mesh of {n} points"))?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let unit = |rng: &mut ChaCha8Rng| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
     let points: Vec<[f64; 2]> = (0..n).map(|_| [unit(&mut rng), unit(&mut rng)]).collect();

@@ -8,7 +8,8 @@
 //! - [`load`]: opening a file, detecting its format, transparent gzip.
 //! - [`transform`]: symmetrize, drop self-loops, merge duplicates, add seeded weights, sort
 //!   adjacency.
-//! - [`generate`]: RMAT/Kronecker, uniform random, 2D grid and Delaunay meshes, all seeded.
+//! - [`generate`]: RMAT/Kronecker, uniform random, 2D grid and Delaunay meshes, all seeded;
+//!   [`memory`] refuses sizes beyond the machine's memory before they are allocated.
 //! - [`mesh`]: triangle meshes on an integer grid for Delaunay mesh refinement: exact predicates,
 //!   the binary `.mesh` file, Triangle's `.node`/`.ele`/`.poly`, a generator, the sequential
 //!   reference refinement and the checks of a refined mesh.
@@ -30,6 +31,7 @@ pub mod error;
 pub mod format;
 pub mod generate;
 pub mod load;
+pub mod memory;
 pub mod mesh;
 pub mod output;
 pub mod progress;

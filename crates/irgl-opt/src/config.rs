@@ -188,9 +188,11 @@ impl OutlineConfig {
             list => {
                 let nodes: BTreeSet<String> =
                     list.split(',').map(|n| n.trim().to_string()).collect();
+                // By characters: a name may hold any text (`é`), and is then refused.
                 let bad = |n: &str| {
-                    let (head, digits) = n.split_at(n.len().min(1));
-                    !matches!(head, "r" | "s")
+                    let mut chars = n.chars();
+                    let digits = chars.as_str().get(1..).unwrap_or_default();
+                    !matches!(chars.next(), Some('r' | 's'))
                         || digits.is_empty()
                         || !digits.bytes().all(|b| b.is_ascii_digit())
                 };

@@ -38,7 +38,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::results::{Outcome, median};
+use crate::results::{Outcome, check_runs, check_timeout, median};
 
 /// A benchmark suite, as read from its file.
 #[derive(Clone, Debug, Deserialize)]
@@ -153,15 +153,8 @@ impl Suite {
     }
 
     fn check(&self) -> Result<(), String> {
-        if self.runs == 0 {
-            return Err("runs = 0: each program runs at least once".into());
-        }
-        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
-            return Err(format!(
-                "timeout = {}: a positive number of seconds",
-                self.timeout
-            ));
-        }
+        check_runs(self.runs).map_err(|e| format!("runs = {e}"))?;
+        check_timeout(self.timeout).map_err(|e| format!("timeout = {e}"))?;
         if self.programs.is_empty() {
             return Err("the suite has no [[program]]".into());
         }

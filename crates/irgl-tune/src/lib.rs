@@ -22,7 +22,10 @@ mod search;
 mod space;
 
 pub use plot::to_svg;
-pub use results::{Measurement, Outcome, Placed, Ranking, geomean, median, rank, to_csv, to_json};
+pub use results::{
+    MAX_RUNS, MAX_TIMEOUT_S, Measurement, Outcome, Placed, Ranking, check_runs, check_timeout,
+    geomean, median, rank, to_csv, to_json,
+};
 pub use search::{Medians, Search, search};
 pub use space::{
     DEFAULT_SCHEDULES, Dimensions, Group, OutlineChoice, SpaceOptions, Variant, code_of,

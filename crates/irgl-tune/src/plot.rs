@@ -18,7 +18,10 @@ pub fn to_svg(program: &str, ranking: &Ranking) -> String {
     let mut rows: Vec<(String, Vec<Option<f64>>)> = Vec::new();
     for (gi, (_, placed)) in ranking.graphs.iter().enumerate() {
         for p in placed {
-            let Some(s) = p.speedup else { continue };
+            // Only finite, positive speedups have a place on a log scale.
+            let Some(s) = p.speedup.filter(|s| s.is_finite() && *s > 0.0) else {
+                continue;
+            };
             let row = match rows.iter().position(|(v, _)| *v == p.variant) {
                 Some(i) => i,
                 None => {

@@ -19,6 +19,56 @@ pub enum Outcome {
     Failed { why: String },
 }
 
+impl Outcome {
+    /// Whether the outcome is one a run can give: a correct run has one time or more, each
+    /// finite and not negative. A record read from a file (the measurement cache, a bench
+    /// report) that is not is corrupt.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Outcome::Ok { times_ms } if times_ms.is_empty() => {
+                Err("a correct run without times".into())
+            }
+            Outcome::Ok { times_ms } => {
+                match times_ms.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
+                    Some(t) => Err(format!("a time of {t} ms")),
+                    None => Ok(()),
+                }
+            }
+            Outcome::Timeout { limit_s } if !(limit_s.is_finite() && *limit_s > 0.0) => {
+                Err(format!("a time limit of {limit_s} s"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The most timed runs of one program on one graph.
+pub const MAX_RUNS: u32 = 10_000;
+
+/// The longest time limit, in seconds: a week.
+pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
+
+/// `runs` (`--runs`, a suite's `runs`) if it is in `1..=MAX_RUNS`, else why not.
+pub fn check_runs(runs: u32) -> Result<u32, String> {
+    match runs {
+        0 => Err("0: each program runs at least once".into()),
+        r if r > MAX_RUNS => Err(format!("{r}: at most {MAX_RUNS} timed runs")),
+        r => Ok(r),
+    }
+}
+
+/// A time limit in seconds (`--timeout`, a suite's `timeout`) if it is positive and at most
+/// [`MAX_TIMEOUT_S`], else why not.
+pub fn check_timeout(secs: f64) -> Result<std::time::Duration, String> {
+    if secs > 0.0 && secs <= MAX_TIMEOUT_S {
+        std::time::Duration::try_from_secs_f64(secs).map_err(|e| format!("{secs}: {e}"))
+    } else {
+        Err(format!(
+            "{secs}: a positive number of seconds, at most {MAX_TIMEOUT_S} (a week)"
+        ))
+    }
+}
+
 /// One variant on one graph.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Measurement {
@@ -110,7 +160,10 @@ pub fn rank(ms: &[Measurement], baseline: &str) -> Ranking {
             .find(|p| p.variant == baseline)
             .map(|p| p.median_ms);
         for p in placed.iter_mut() {
-            p.speedup = base.map(|b| b / p.median_ms);
+            // A time of 0 (a clock too coarse for a tiny run) has no finite speedup.
+            p.speedup = base
+                .map(|b| b / p.median_ms)
+                .filter(|s| s.is_finite() && *s > 0.0);
         }
         // Stable: variants of the same time (those that share a program) keep the order of
         // the measurements, so that the first, the one whose options name what the code

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use irgl_diagnostics::SourceMap;
@@ -53,6 +52,9 @@ pub struct BenchArgs {
     /// How many nvcc processes at once (default: the number of CPUs).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Build every program again, even those already in the build cache.
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 #[derive(Subcommand)]
@@ -82,7 +84,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         ) => compare_files(old, new, *threshold),
         (None, Some(suite)) => run_suite(args, suite),
         (None, None) => {
-            eprintln!(
+            say!(
                 "error: irglc bench needs a suite (`irglc bench bench/paper.toml`) or `compare OLD.json NEW.json`"
             );
             Err(Failure::User)
@@ -92,26 +94,43 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
 
 fn read_report(path: &Path) -> Result<BenchReport, Failure> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", path.display());
+        say!("error: cannot read {}: {e}", path.display());
         Failure::User
     })?;
-    serde_json::from_str(&text).map_err(|e| {
-        eprintln!(
+    let report: BenchReport = serde_json::from_str(&text).map_err(|e| {
+        say!(
             "error: {}: not a record of irglc bench: {e}",
             path.display()
         );
         Failure::User
-    })
+    })?;
+    for r in &report.records {
+        let median = r.median_ms.filter(|m| !(m.is_finite() && *m >= 0.0));
+        if let Err(why) = r.outcome.check().and_then(|()| match median {
+            Some(m) => Err(format!("a median of {m} ms")),
+            None => Ok(()),
+        }) {
+            say!(
+                "error: {}: not a record of irglc bench: {} on {} [{}] has {why}",
+                path.display(),
+                r.program,
+                r.graph,
+                r.set
+            );
+            return Err(Failure::User);
+        }
+    }
+    Ok(report)
 }
 
 fn compare_files(old: &Path, new: &Path, threshold: f64) -> Result<(), Failure> {
     if !(threshold >= 0.0 && threshold.is_finite()) {
-        eprintln!("error: --threshold {threshold}: a fraction of 0 or more, such as 0.05");
+        say!("error: --threshold {threshold}: a fraction of 0 or more, such as 0.05");
         return Err(Failure::User);
     }
     let (a, b) = (read_report(old)?, read_report(new)?);
     if a.gpu != b.gpu {
-        eprintln!(
+        say!(
             "warning: the records come from different GPUs ({} and {}): their times do not compare",
             a.gpu.as_deref().unwrap_or("unknown"),
             b.gpu.as_deref().unwrap_or("unknown")
@@ -119,7 +138,7 @@ fn compare_files(old: &Path, new: &Path, threshold: f64) -> Result<(), Failure> 
     }
     let changes = compare(&a, &b, threshold);
     if changes.is_empty() {
-        eprintln!("error: the two records share no program, graph and set");
+        say!("error: the two records share no program, graph and set");
         return Err(Failure::User);
     }
     crate::print_out(&compare_table(&changes));
@@ -143,15 +162,17 @@ struct Prepared {
     needs: irgl_cuda::GraphNeeds,
     /// Per set: its name, its canonical options and its code, or why it does not apply.
     sets: Vec<(String, String, Result<String, String>)>,
+    /// Per set: its executable, none where it does not apply or did not build.
+    exes: Vec<Option<PathBuf>>,
 }
 
 fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", path.display());
+        say!("error: cannot read {}: {e}", path.display());
         Failure::User
     })?;
     let mut suite = Suite::parse(&text).map_err(|e| {
-        eprintln!("error: {}: {e}", path.display());
+        say!("error: {}: {e}", path.display());
         Failure::User
     })?;
     if let Some(g) = args
@@ -159,7 +180,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         .iter()
         .find(|g| !suite.graphs.iter().any(|x| &&x.name == g))
     {
-        eprintln!(
+        say!(
             "error: --graphs {g}: the suite has no such graph (it has {})",
             suite
                 .graphs
@@ -175,10 +196,20 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
     }
     let base = path.parent().unwrap_or(Path::new("."));
     let runs = args.runs.unwrap_or(suite.runs);
-    if runs == 0 {
-        eprintln!("error: --runs 0: a program runs at least once");
-        return Err(Failure::User);
-    }
+    irgl_tune::check_runs(runs).map_err(|e| {
+        say!("error: --runs {e}");
+        Failure::User
+    })?;
+    let timeout = irgl_tune::check_timeout(suite.timeout).map_err(|e| {
+        say!("error: {}: timeout = {e}", path.display());
+        Failure::User
+    })?;
+    // Where the records go: never over the suite itself.
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("bench-{}.json", irgl_files::names::stem(path))));
+    crate::build_cmd::refuse_inputs(&[&out], &[path])?;
     let arch = crate::build_cmd::arch(&args.arch)?;
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -201,17 +232,26 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         prepared.push((p, prepare(&suite, p, &file)?));
     }
     if prepared.is_empty() {
-        eprintln!("error: no program of the suite is named like --only");
+        say!("error: no program of the suite is named like --only");
         return Err(Failure::User);
     }
     // Build every distinct program of the run first.
-    for (_, pp) in &prepared {
-        let items: Vec<(&str, &str)> = pp
-            .sets
-            .iter()
-            .filter_map(|(name, _, code)| code.as_ref().ok().map(|c| (name.as_str(), c.as_str())))
+    for (_, pp) in &mut prepared {
+        let built: Vec<usize> = (0..pp.sets.len())
+            .filter(|&i| pp.sets[i].2.is_ok())
             .collect();
-        crate::build_cache::build(&pp.name, &items, &arch, args.jobs, false)?;
+        let items: Vec<(&str, &str)> = built
+            .iter()
+            .map(|&i| {
+                let (name, _, code) = &pp.sets[i];
+                (name.as_str(), code.as_deref().unwrap_or_default())
+            })
+            .collect();
+        let exes =
+            crate::build_cache::build(&pp.name, &items, &arch, args.jobs, false, args.fresh)?;
+        for (i, exe) in built.into_iter().zip(exes) {
+            pp.exes[i] = exe;
+        }
     }
     let mut report = BenchReport {
         suite: path.display().to_string(),
@@ -224,11 +264,14 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         records: Vec::new(),
         peers: Vec::new(),
     };
-    let out_dir = std::env::temp_dir().join(format!("irglc-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&out_dir).map_err(|e| {
-        eprintln!("error: cannot create {}: {e}", out_dir.display());
-        Failure::User
-    })?;
+    // The programs' outputs, each removed once checked (and the folder at the end).
+    let out_dir = tempfile::Builder::new()
+        .prefix("irglc-bench-")
+        .tempdir()
+        .map_err(|e| {
+            say!("error: cannot create a temporary folder: {e}");
+            Failure::User
+        })?;
     // What the peer needs of each program's runs: its graph, its parameters, its rounds.
     let gap_dir = args.gapbs.clone().or_else(|| {
         suite
@@ -238,7 +281,6 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
             .map(|p| base.join(p))
     });
     let mut peer_jobs: Vec<PeerJob> = Vec::new();
-    let timeout = Duration::from_secs_f64(suite.timeout);
     for (p, pp) in &prepared {
         for g in suite.graphs_of(p) {
             let input = graph_file(g, base)?;
@@ -251,20 +293,22 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 },
             )
             .map_err(|e| {
-                eprintln!("error: {e}");
+                say!("error: {e}");
                 Failure::User
             })?;
             let verifier = irgl_graph::verify::Verifier::new(&csr);
             let kernel = gap_kernel(pp.family.name()).filter(|_| gap_dir.is_some());
             let mut peer_job: Option<PeerJob> = None;
-            for (set, options, code) in &pp.sets {
-                let output = out_dir.join(format!("{}.{}.{set}.out", pp.name, g.name));
-                let ran = match code {
-                    Err(why) => Ran::failed(why.clone()),
-                    Ok(code) => {
-                        let exe = crate::build_cache::exe_path(&pp.name, code, &arch);
+            for ((set, options, code), exe) in pp.sets.iter().zip(&pp.exes) {
+                let output = out_dir
+                    .path()
+                    .join(format!("{}.{}.{set}.out", pp.name, g.name));
+                let ran = match (code, exe) {
+                    (Err(why), _) => Ran::failed(why.clone()),
+                    (Ok(_), None) => Ran::failed("it does not build".to_string()),
+                    (Ok(_), Some(exe)) => {
                         let spec = RunSpec {
-                            exe: &exe,
+                            exe,
                             graph: &gr,
                             output: &output,
                             repeat: runs,
@@ -293,13 +337,13 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                     BenchRecord::new(&pp.name, &g.name, set, options.clone(), ran.outcome);
                 record.iterations = ran.rounds;
                 record.kernels = ran.kernels;
-                eprintln!("{}", progress_line(&record));
+                say!("{}", progress_line(&record));
                 report.records.push(record);
             }
             peer_jobs.extend(peer_job);
         }
     }
-    let _ = std::fs::remove_dir_all(&out_dir);
+    drop(out_dir);
     // The peer, on the same converted graphs.
     if let Some(dir) = gap_dir {
         let gap = Gap::build(&dir)?;
@@ -331,7 +375,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 Outcome::Ok { times_ms } => Some(irgl_tune::median(times_ms)),
                 _ => None,
             };
-            eprintln!(
+            say!(
                 "gapbs {} on {} ({}): {}",
                 job.kernel,
                 job.graph,
@@ -352,31 +396,25 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         .iter()
         .map(|(_, pp)| (pp.name.clone(), pp.family.name().to_string()))
         .collect();
-    crate::print_out(&table(&report, &|p| families.get(p).cloned()));
-    let out = args.out.clone().unwrap_or_else(|| {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "suite".to_string());
-        PathBuf::from(format!("bench-{stem}.json"))
-    });
+    // The records first: a reader of the table that stops early loses nothing.
     let json = serde_json::to_string_pretty(&report).expect("plain data serializes");
-    std::fs::write(&out, json).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", out.display());
+    irgl_files::write_bytes(&out, json.as_bytes()).map_err(|e| {
+        say!("error: cannot write {}: {e}", out.display());
         Failure::User
     })?;
-    eprintln!("records: {}", out.display());
+    crate::print_out(&table(&report, &|p| families.get(p).cloned()));
+    say!("records: {}", out.display());
     let wrong = report
         .records
         .iter()
         .filter(|r| matches!(r.outcome, Outcome::Wrong { .. }))
         .count();
     if wrong > 0 {
-        eprintln!("error: {wrong} runs did not match the CPU reference");
+        say!("error: {wrong} runs did not match the CPU reference");
         return Err(Failure::User);
     }
     if report.records.iter().all(|r| r.median_ms.is_none()) {
-        eprintln!("error: no run succeeded (see the failures above)");
+        say!("error: no run succeeded (see the failures above)");
         return Err(Failure::User);
     }
     Ok(())
@@ -405,15 +443,12 @@ impl Ran {
     }
 }
 
-/// Runs a built program (none where it did not build) and checks its output.
+/// Runs a built program and checks its output.
 fn run_and_check(
     spec: &RunSpec<'_>,
     family: Program,
     vf: &irgl_graph::verify::Verifier<'_>,
 ) -> Ran {
-    if !spec.exe.is_file() {
-        return Ran::failed("it does not build".to_string());
-    }
     match run_variant(spec) {
         Ok(r) => Ran {
             outcome: crate::tune_cmd::check(family, vf, spec.output, r.times_ms),
@@ -460,7 +495,7 @@ fn prepare(
         Failure::User
     })?;
     let family = crate::tune_cmd::family_of(&module.name).ok_or_else(|| {
-        eprintln!(
+        say!(
             "error: {}: no CPU reference is named like {}",
             file.display(),
             module.name
@@ -472,7 +507,7 @@ fn prepare(
     for s in suite.sets_of(p) {
         let flags: Vec<&str> = s.flags.split_whitespace().collect();
         let config = OptConfig::from_args(&flags).map_err(|e| {
-            eprintln!("error: set {}: {e}", s.name);
+            say!("error: set {}: {e}", s.name);
             Failure::User
         })?;
         let code = match irgl_driver::compile(source, &config) {
@@ -495,6 +530,7 @@ fn prepare(
         name: module.name.clone(),
         family,
         needs,
+        exes: vec![None; sets.len()],
         sets,
     })
 }
@@ -536,17 +572,15 @@ fn graph_file(g: &GraphSpec, base: &Path) -> Result<PathBuf, Failure> {
     if path.is_file() {
         return Ok(path);
     }
-    eprintln!("generating {} ({key})", g.name);
+    say!("generating {} ({key})", g.name);
     let csr = make().map_err(|e| {
-        eprintln!("error: graph {}: {e}", g.name);
+        say!("error: graph {}: {e}", g.name);
         Failure::User
     })?;
-    crate::toolchain::write_whole(&path, |w| irgl_graph::format::gr::write(&csr, w)).map_err(
-        |e| {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            Failure::User
-        },
-    )?;
+    irgl_files::write_whole(&path, |w| irgl_graph::format::gr::write(&csr, w)).map_err(|e| {
+        say!("error: cannot write {}: {e}", path.display());
+        Failure::User
+    })?;
     Ok(path)
 }
 

@@ -59,18 +59,37 @@ pub struct RunArgs {
     pub program_args: Vec<String>,
 }
 
-/// The program's name: its file name without `.irgl`.
+/// The program's name: its file name without `.irgl` (dots before it kept).
 fn program_name(file: &Path) -> String {
-    file.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "program".to_string())
+    irgl_files::names::stem(file)
+}
+
+/// Refuses to write CUDA or an executable under an IrGL source's name (`-o y.irgl`).
+fn refuse_source_name(out: &Path) -> Result<(), Failure> {
+    if out.extension().is_some_and(|e| e == "irgl") {
+        say!(
+            "error: {}: a .irgl name is for IrGL programs; name the output otherwise (such as {}.cu)",
+            out.display(),
+            program_name(out)
+        );
+        return Err(Failure::User);
+    }
+    Ok(())
+}
+
+/// Refuses to write `outputs` where they are inputs of the command, before any work.
+pub(crate) fn refuse_inputs(outputs: &[&Path], inputs: &[&Path]) -> Result<(), Failure> {
+    irgl_files::refuse_inputs(outputs, inputs).map_err(|clash| {
+        say!("error: {clash}");
+        Failure::User
+    })
 }
 
 /// Checks and compiles a program to CUDA source text; also returns what the program needs of
 /// its input graph.
 fn generate(file: &PathBuf, opts: &OptArgs) -> Result<(String, irgl_cuda::GraphNeeds), Failure> {
     let config = opts.to_config().map_err(|e| {
-        eprintln!("error: {e}");
+        say!("error: {e}");
         Failure::User
     })?;
     let mut sources = SourceMap::new();
@@ -83,13 +102,11 @@ pub fn compile(args: &CompileArgs) -> Result<(), Failure> {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.cu", program_name(&args.file))));
+    refuse_inputs(&[&out], &[&args.file])?;
+    refuse_source_name(&out)?;
     let (cu, _) = generate(&args.file, &args.opts)?;
-    write(&out, cu.as_bytes())
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    std::fs::write(path, bytes).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", path.display());
+    irgl_files::write_bytes(&out, cu.as_bytes()).map_err(|e| {
+        say!("error: cannot write {}: {e}", out.display());
         Failure::User
     })
 }
@@ -98,44 +115,31 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 pub(crate) fn arch(flag: &Option<String>) -> Result<String, Failure> {
     if let Some(a) = flag {
         if !a.starts_with("sm_") {
-            eprintln!("error: --arch {a}: expected an architecture such as sm_90");
+            say!("error: --arch {a}: expected an architecture such as sm_90");
             return Err(Failure::User);
         }
         return Ok(a.clone());
     }
     toolchain::detect_gpu().map(|(arch, _)| arch).map_err(|e| {
-        eprintln!("error: cannot choose a GPU architecture: {e}; pass one with --arch sm_90");
-        Failure::User
-    })
-}
-
-/// Builds an executable for `file` at `out`; returns nothing, reports errors.
-fn build_to(file: &PathBuf, opts: &OptArgs, arch: &str, out: &Path) -> Result<(), Failure> {
-    let (cu_text, _) = generate(file, opts)?;
-    nvcc(&cu_text, out, arch)
-}
-
-/// Writes `cu_text` beside `out` and compiles it into the executable `out`.
-fn nvcc(cu_text: &str, out: &Path, arch: &str) -> Result<(), Failure> {
-    let tc = toolchain::find_toolchain().map_err(|e| {
-        eprintln!("error: {e}");
-        Failure::User
-    })?;
-    let cu = out.with_extension("cu");
-    write(&cu, cu_text.as_bytes())?;
-    toolchain::nvcc_build(&tc, &cu, out, arch).map_err(|e| {
-        eprintln!("error: {e}");
+        say!("error: cannot choose a GPU architecture: {e}; pass one with --arch sm_90");
         Failure::User
     })
 }
 
 pub fn build(args: &BuildArgs) -> Result<(), Failure> {
-    let arch = arch(&args.arch)?;
     let out = args
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(program_name(&args.file)));
-    build_to(&args.file, &args.opts, &arch, &out)
+    refuse_inputs(&[&out], &[&args.file])?;
+    refuse_source_name(&out)?;
+    let arch = arch(&args.arch)?;
+    let (cu_text, _) = generate(&args.file, &args.opts)?;
+    let exe = crate::build_cache::build_single(&program_name(&args.file), &cu_text, &arch, false)?;
+    irgl_files::copy_whole(&exe, &out).map_err(|e| {
+        say!("error: cannot write {}: {e}", out.display());
+        Failure::User
+    })
 }
 
 pub fn run(args: &RunArgs) -> ExitCode {
@@ -145,45 +149,41 @@ pub fn run(args: &RunArgs) -> ExitCode {
     }
 }
 
-fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
-    let arch = arch(&args.arch)?;
-    // Build into the cache, keyed by the generated CUDA (which names the options), the
-    // architecture and the runtime headers.
-    let (cu_text, needs) = generate(&args.file, &args.opts)?;
-    let key = fnv1a(&[
-        cu_text.as_bytes(),
-        arch.as_bytes(),
-        &toolchain::runtime_key().to_le_bytes(),
-    ]);
-    let dir = toolchain::cache_dir().join("build");
-    std::fs::create_dir_all(&dir).map_err(|e| {
-        eprintln!("error: cannot create {}: {e}", dir.display());
-        Failure::User
-    })?;
-    let exe = dir.join(format!("{}-{key:016x}", program_name(&args.file)));
-    if !exe.is_file() {
-        nvcc(&cu_text, &exe, &arch)?;
-    }
-    let graph = prepare_graph(&args.graph, &needs, args.weights_seed)?;
-    // The output file: the program's own `--output` if given, else `<program>.out`.
-    let output = args
-        .program_args
-        .iter()
-        .position(|a| a == "--output")
-        .and_then(|i| args.program_args.get(i + 1).cloned())
+/// The value of the program's own flag `name` (`--output X` or `--output=X`).
+fn program_flag(args: &[String], name: &str) -> Option<String> {
+    let eq = format!("{name}=");
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
         .or_else(|| {
-            args.program_args
-                .iter()
-                .find_map(|a| a.strip_prefix("--output=").map(str::to_string))
+            args.iter()
+                .find_map(|a| a.strip_prefix(eq.as_str()).map(str::to_string))
         })
+}
+
+fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
+    // The output file: the program's own `--output` if given, else `<program>.out`; it and a
+    // mesh program's `--mesh-output` must not be an input.
+    let output = program_flag(&args.program_args, "--output")
         .unwrap_or_else(|| format!("{}.out", program_name(&args.file)));
+    let mesh_output = program_flag(&args.program_args, "--mesh-output");
+    let outputs: Vec<&Path> = std::iter::once(Path::new(&output))
+        .chain(mesh_output.as_deref().map(Path::new))
+        .collect();
+    refuse_inputs(&outputs, &[&args.file, &args.graph])?;
+    let arch = arch(&args.arch)?;
+    // Build into the cache (`build_cache`).
+    let (cu_text, needs) = generate(&args.file, &args.opts)?;
+    let exe = crate::build_cache::build_single(&program_name(&args.file), &cu_text, &arch, false)?;
+    let graph = prepare_graph(&args.graph, &needs, args.weights_seed)?;
+    refuse_inputs(&outputs, &[&graph])?;
     let mut cmd = std::process::Command::new(&exe);
     cmd.arg(&graph).args(&args.program_args);
     if !args.program_args.iter().any(|a| a.starts_with("--output")) {
         cmd.args(["--output", &output]);
     }
-    let status = cmd.status().map_err(|e| {
-        eprintln!("error: cannot run {}: {e}", exe.display());
+    let status = crate::process::status(&mut cmd).map_err(|e| {
+        say!("error: cannot run {}: {e}", exe.display());
         Failure::User
     })?;
     match status.code() {
@@ -221,7 +221,7 @@ pub(crate) fn prepare_graph(
         return Ok(graph.to_path_buf());
     }
     let stamp = toolchain::file_stamp(graph).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", graph.display());
+        say!("error: cannot read {}: {e}", graph.display());
         Failure::User
     })?;
     let key = fnv1a(&[&stamp.to_le_bytes(), format!("{needs:?} {seed}").as_bytes()]);
@@ -231,11 +231,11 @@ pub(crate) fn prepare_graph(
         return Ok(out);
     }
     std::fs::create_dir_all(&dir).map_err(|e| {
-        eprintln!("error: cannot create {}: {e}", dir.display());
+        say!("error: cannot create {}: {e}", dir.display());
         Failure::User
     })?;
     convert(graph, &out, needs, seed).map_err(|e| {
-        eprintln!("error: {e}");
+        say!("error: {e}");
         Failure::User
     })?;
     Ok(out)
@@ -248,14 +248,14 @@ fn prepare_mesh(input: &Path) -> Result<PathBuf, Failure> {
         return Ok(input.to_path_buf());
     }
     let fail = |e: String| {
-        eprintln!("error: {e}");
+        say!("error: {e}");
         Failure::User
     };
     // Keyed by the .node file's (or the named file's) stamp.
     let stamp_of = if input.is_file() {
         input.to_path_buf()
     } else {
-        input.with_extension("node")
+        irgl_files::names::with_added_extension(input, "node")
     };
     let stamp = toolchain::file_stamp(&stamp_of)
         .map_err(|e| fail(format!("cannot read {}: {e}", stamp_of.display())))?;
@@ -297,14 +297,10 @@ fn convert(
     };
     let (g, notes) = irgl_graph::transform::apply(loaded.csr, &transform);
     for note in notes {
-        eprintln!("note: {note}");
+        say!("note: {note}");
     }
-    let tmp = out.with_extension("tmp");
-    let file = std::fs::File::create(&tmp).map_err(|e| io_error(&tmp, e))?;
-    irgl_graph::format::gr::write(&g, std::io::BufWriter::new(file))
-        .map_err(|e| io_error(&tmp, e))?;
-    std::fs::rename(&tmp, out).map_err(|e| io_error(out, e))?;
-    Ok(())
+    irgl_files::write_whole(out, |w| irgl_graph::format::gr::write(&g, w))
+        .map_err(|e| io_error(out, e))
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> irgl_graph::GraphError {

@@ -5,8 +5,7 @@
 //! a terminal. Exit status: 0 success, 1 a problem with the input, 2 an internal error.
 
 use std::cell::RefCell;
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -202,7 +201,7 @@ pub(crate) fn finish(result: Result<ExitCode, GraphError>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             match e {
                 GraphError::Internal(_) => ExitCode::from(2),
                 _ => ExitCode::from(1),
@@ -274,31 +273,56 @@ pub(crate) fn load_graph(path: &Path, opts: &InputOptions) -> Result<(Csr, Forma
     let bars = Bars::new();
     let loaded = load::load(path, &opts.load_options(), &bars)?;
     for note in &loaded.notes {
-        eprintln!("note: {note}");
+        say!("note: {note}");
     }
     Ok((loaded.csr, loaded.format))
 }
 
+/// The formats a graph can be written in, by the output's extension.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OutFormat {
+    /// Galois `.gr` v1.
+    Gr,
+    /// A SNAP edge list (`.txt`, `.el`).
+    EdgeList,
+}
+
+/// The format `path` asks for, or why none: a graph is written as `.gr`, or as an edge list
+/// (`.txt`, `.el`); any other name (`.mtx`, `.gz`, none) is refused before any work.
+fn out_format(path: &Path) -> Result<OutFormat, GraphError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("gr") => Ok(OutFormat::Gr),
+        Some("txt" | "el") => Ok(OutFormat::EdgeList),
+        other => Err(GraphError::File {
+            path: path.display().to_string(),
+            message: format!(
+                "cannot write a graph {}: name the output .gr (Galois binary) or .txt / .el (an edge list)",
+                match other {
+                    Some(ext) => format!("as .{ext}"),
+                    None => "without an extension".to_string(),
+                }
+            ),
+        }),
+    }
+}
+
+/// Refuses outputs that are inputs of the command ([`irgl_files::refuse_inputs`]).
+fn refuse_inputs(outputs: &[&Path], inputs: &[&Path]) -> Result<(), GraphError> {
+    irgl_files::refuse_inputs(outputs, inputs)
+        .map_err(|clash| GraphError::Invalid(clash.to_string()))
+}
+
 fn write_graph(g: &Csr, path: &Path) -> Result<(), GraphError> {
-    let name = path.display().to_string();
-    let snap_out = matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("txt" | "el")
-    );
-    if !snap_out {
+    let format = out_format(path)?;
+    if format == OutFormat::Gr {
         gr::check_writable(g)?;
     }
-    let file = File::create(path).map_err(|e| GraphError::Io {
-        path: name.clone(),
-        source: e,
-    })?;
-    let result = if snap_out {
-        snap::write(g, BufWriter::with_capacity(1 << 20, file))
-    } else {
-        gr::write(g, file)
-    };
-    result.map_err(|e| GraphError::Io {
-        path: name,
+    irgl_files::write_whole(path, |w| match format {
+        OutFormat::EdgeList => snap::write(g, w),
+        OutFormat::Gr => gr::write(g, w),
+    })
+    .map_err(|e| GraphError::Io {
+        path: path.display().to_string(),
         source: e,
     })
 }
@@ -306,19 +330,21 @@ fn write_graph(g: &Csr, path: &Path) -> Result<(), GraphError> {
 fn transform_and_write(g: Csr, t: &TransformArgs, out: &Path) -> Result<Csr, GraphError> {
     let (g, notes) = transform::apply(g, &t.options());
     for note in notes {
-        eprintln!("note: {note}");
+        say!("note: {note}");
     }
     write_graph(&g, out)?;
     Ok(g)
 }
 
 fn convert(args: ConvertArgs) -> Result<ExitCode, GraphError> {
+    refuse_inputs(&[&args.output], &[&args.input])?;
+    out_format(&args.output)?;
     let start = Instant::now();
     let (g, format) = load_graph(&args.input, &args.input_options)?;
     let read_s = start.elapsed().as_secs_f64();
     let g = transform_and_write(g, &args.transform, &args.output)?;
     let total = start.elapsed().as_secs_f64();
-    eprintln!(
+    say!(
         "converted {} ({}) to {}: {} nodes, {} edges{} in {total:.2} s (read {read_s:.2} s), {:.3e} edges/s",
         args.input.display(),
         format.name(),
@@ -417,7 +443,20 @@ fn info(args: InfoArgs) -> Result<ExitCode, GraphError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The `.node` and `.ele` files of `--mesh-out PREFIX` (`box.1` gives `box.1.node`).
+fn triangle_files(prefix: &Path) -> [PathBuf; 2] {
+    ["node", "ele"].map(|ext| irgl_files::names::with_added_extension(prefix, ext))
+}
+
 fn gen_graph(cmd: GenCommand) -> Result<ExitCode, GraphError> {
+    // A bad output name is refused before the work.
+    let output = match &cmd {
+        GenCommand::Rmat { out, .. }
+        | GenCommand::Grid { out, .. }
+        | GenCommand::Random { out, .. }
+        | GenCommand::Mesh { out, .. } => out.output.clone(),
+    };
+    out_format(&output)?;
     let start = Instant::now();
     let bars = Bars::new();
     let (g, out) = match cmd {
@@ -453,28 +492,27 @@ fn gen_graph(cmd: GenCommand) -> Result<ExitCode, GraphError> {
         } => {
             let mesh = generate::mesh(points, seed)?;
             if let Some(prefix) = mesh_out {
-                for (ext, ele) in [("node", false), ("ele", true)] {
-                    let path = prefix.with_extension(ext);
-                    let name = path.display().to_string();
-                    let io_err = |e| GraphError::Io {
-                        path: name.clone(),
+                let [node, ele] = triangle_files(&prefix);
+                for (path, is_ele) in [(node, false), (ele, true)] {
+                    irgl_files::write_whole(&path, |w| {
+                        if is_ele {
+                            mesh.write_ele(w)
+                        } else {
+                            mesh.write_node(w)
+                        }
+                    })
+                    .map_err(|e| GraphError::Io {
+                        path: path.display().to_string(),
                         source: e,
-                    };
-                    let file = BufWriter::new(File::create(&path).map_err(io_err)?);
-                    let written = if ele {
-                        mesh.write_ele(file)
-                    } else {
-                        mesh.write_node(file)
-                    };
-                    written.map_err(io_err)?;
+                    })?;
                 }
-                eprintln!("note: wrote {} triangles", mesh.triangles.len());
+                say!("note: wrote {} triangles", mesh.triangles.len());
             }
             (mesh.edge_graph(), out)
         }
     };
     let g = transform_and_write(g, &out.transform, &out.output)?;
-    eprintln!(
+    say!(
         "generated {}: {} nodes, {} edges{} in {:.2} s",
         out.output.display(),
         g.n,

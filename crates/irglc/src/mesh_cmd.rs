@@ -7,11 +7,11 @@
 //! writes the files and prints. Exit status: 0 success, 1 a problem with the input, 2 an
 //! internal error.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use irgl_files::names;
 use irgl_graph::GraphError;
 use irgl_graph::mesh::{self, Mesh, binary, triangle};
 
@@ -85,26 +85,38 @@ pub fn run(cmd: MeshCommand) -> ExitCode {
     })
 }
 
-/// `path` with `.ext` appended (so that `a.1` gives `a.1.node`).
-fn with_suffix(path: &Path, ext: &str) -> PathBuf {
-    let mut s = OsString::from(path.as_os_str());
-    s.push(".");
-    s.push(ext);
-    PathBuf::from(s)
-}
-
 fn extension(path: &Path) -> Option<&str> {
     path.extension().and_then(|e| e.to_str())
 }
 
+/// The extensions of Triangle's files.
+const TRIANGLE: &[&str] = &["node", "ele", "poly"];
+
 /// The base name of Triangle files named by `path` (a `.node`, `.ele` or `.poly` file, or the
 /// base itself), if `BASE.node` exists.
 fn triangle_base(path: &Path) -> Option<PathBuf> {
-    let base = match extension(path) {
-        Some("node" | "ele" | "poly") => path.with_extension(""),
-        _ => path.to_path_buf(),
+    let base = names::base_of(path, TRIANGLE);
+    triangle::files(&base)[0].is_file().then_some(base)
+}
+
+/// The files a mesh named as the commands accept it is read from.
+fn input_files(path: &Path) -> Vec<PathBuf> {
+    match triangle_base(path) {
+        Some(base) if extension(path) != Some("mesh") => triangle::files(&base).to_vec(),
+        _ => vec![path.to_path_buf()],
+    }
+}
+
+/// Refuses an output that would overwrite one of the input's files, before any work.
+fn refuse_inputs(output: &Path, input: Option<&Path>) -> Result<(), GraphError> {
+    let outputs = match output_kind(output)? {
+        Output::Binary => vec![output.to_path_buf()],
+        Output::Triangle(base) => triangle::files(&base).to_vec(),
     };
-    with_suffix(&base, "node").is_file().then_some(base)
+    let inputs = input.map(input_files).unwrap_or_default();
+    let outs: Vec<&Path> = outputs.iter().map(PathBuf::as_path).collect();
+    let ins: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    irgl_files::refuse_inputs(&outs, &ins).map_err(|clash| GraphError::Invalid(clash.to_string()))
 }
 
 /// Reads a mesh named as the commands accept it; prints the notes of a conversion.
@@ -127,14 +139,10 @@ pub(crate) fn read_mesh(path: &Path) -> Result<Mesh, GraphError> {
             message: "cannot tell the format: expected a .mesh file, or a Triangle .node, .ele or .poly file or base name".into(),
         });
     };
-    let poly = with_suffix(&base, "poly");
-    let (m, notes) = triangle::read_files(
-        &with_suffix(&base, "node"),
-        &with_suffix(&base, "ele"),
-        poly.is_file().then_some(poly.as_path()),
-    )?;
+    let [node, ele, poly] = triangle::files(&base);
+    let (m, notes) = triangle::read_files(&node, &ele, poly.is_file().then_some(poly.as_path()))?;
     for note in notes {
-        eprintln!("note: {note}");
+        say!("note: {note}");
     }
     Ok(m)
 }
@@ -151,7 +159,7 @@ enum Output {
 fn output_kind(path: &Path) -> Result<Output, GraphError> {
     match extension(path) {
         Some("mesh") => Ok(Output::Binary),
-        Some("node" | "ele" | "poly") => Ok(Output::Triangle(path.with_extension(""))),
+        Some("node" | "ele" | "poly") => Ok(Output::Triangle(names::base_of(path, TRIANGLE))),
         _ => Err(GraphError::File {
             path: path.display().to_string(),
             message: "cannot tell what to write: name a .mesh file, or a .node file for Triangle's .node, .ele and .poly".into(),
@@ -176,11 +184,11 @@ fn written(path: &Path) -> String {
 
 fn generate(args: &GenerateArgs) -> Result<ExitCode, GraphError> {
     let start = Instant::now();
-    output_kind(&args.output)?; // a bad name is refused before the work
+    refuse_inputs(&args.output, None)?; // a bad name is refused before the work
     let m = mesh::generate(args.triangles, args.seed)?;
     let gen_s = start.elapsed().as_secs_f64();
     write_mesh(&m, &args.output)?;
-    eprintln!(
+    say!(
         "generated {}: {} vertices, {} triangles in {:.2} s (generation {gen_s:.2} s)",
         written(&args.output),
         m.num_vertices(),
@@ -191,13 +199,14 @@ fn generate(args: &GenerateArgs) -> Result<ExitCode, GraphError> {
 }
 
 fn convert(args: &ConvertArgs) -> Result<ExitCode, GraphError> {
+    refuse_inputs(&args.output, Some(&args.input))?;
     let mut m = read_mesh(&args.input)?;
     if args.delaunay {
         let flips = m.make_delaunay();
-        eprintln!("note: {flips} edge flips made the mesh exactly Delaunay");
+        say!("note: {flips} edge flips made the mesh exactly Delaunay");
     }
     write_mesh(&m, &args.output)?;
-    eprintln!(
+    say!(
         "converted {} to {}: {} vertices, {} triangles",
         args.input.display(),
         written(&args.output),
@@ -296,7 +305,7 @@ fn bounds(m: &Mesh) -> ((f64, f64), (f64, f64)) {
 }
 
 fn refine(args: &RefineArgs) -> Result<ExitCode, GraphError> {
-    output_kind(&args.output)?;
+    refuse_inputs(&args.output, Some(&args.input))?;
     let input = read_mesh(&args.input)?;
     let start = Instant::now();
     let r = mesh::refine(&input).map_err(|e| match e {
@@ -309,7 +318,7 @@ fn refine(args: &RefineArgs) -> Result<ExitCode, GraphError> {
     let secs = start.elapsed().as_secs_f64();
     write_mesh(&r.mesh, &args.output)?;
     let n = input.num_triangles().max(1) as f64;
-    eprintln!(
+    say!(
         "refined {} to {}: {} -> {} triangles ({:.3} x), {} -> {} vertices in {secs:.2} s; {} insertions, {} boundary splits, {} bad triangles left ({} times given up), max cavity {}, {} triangle slots ({:.3} x the input)",
         args.input.display(),
         written(&args.output),

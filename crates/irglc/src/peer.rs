@@ -34,10 +34,11 @@ pub struct Gap {
 
 impl Gap {
     /// Copies the tree at `src` into the cache (once per its path) and builds the kernels
-    /// with its Makefile.
+    /// with its Makefile. The copy is made and built under a temporary name and renamed into
+    /// place once every kernel is built: an interrupted build leaves nothing that counts.
     pub fn build(src: &Path) -> Result<Gap, Failure> {
         let fail = |what: String| {
-            eprintln!("error: GAP benchmark suite at {}: {what}", src.display());
+            say!("error: GAP benchmark suite at {}: {what}", src.display());
             Failure::User
         };
         if !src.join("src/bfs.cc").is_file() || !src.join("Makefile").is_file() {
@@ -53,35 +54,41 @@ impl Gap {
         if KERNELS.iter().all(|k| dir.join(k).is_file()) {
             return Ok(Gap { dir });
         }
-        let status = Command::new("cp")
-            .arg("-r")
-            .arg(abs.join("."))
-            .arg(&dir)
-            .status()
-            .map_err(|e| fail(format!("cannot copy it: {e}")))?;
+        // What an older irglc left half built.
+        let _ = std::fs::remove_dir_all(&dir);
+        let pending = irgl_files::PendingDir::beside(&dir).map_err(|e| {
+            fail(format!(
+                "cannot create a folder beside {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let tree = pending.path();
+        let copied =
+            crate::process::output(Command::new("cp").arg("-r").arg(abs.join(".")).arg(tree));
         // The copy must be writable for make, whatever the tree's own permissions.
-        let writable = Command::new("chmod")
-            .arg("-R")
-            .arg("u+w")
-            .arg(&dir)
-            .status();
-        if !status.success() || !writable.is_ok_and(|s| s.success()) {
-            return Err(fail(format!("cannot copy it to {}", dir.display())));
+        let writable = crate::process::output(Command::new("chmod").arg("-R").arg("u+w").arg(tree));
+        if !copied.is_ok_and(|o| o.status.success()) || !writable.is_ok_and(|o| o.status.success())
+        {
+            return Err(fail(format!("cannot copy it to {}", tree.display())));
         }
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-        eprintln!("building the GAP benchmark suite in {}", dir.display());
-        let out = Command::new("make")
-            .arg("-C")
-            .arg(&dir)
-            .arg(format!("-j{jobs}"))
-            .args(KERNELS)
-            .output()
-            .map_err(|e| fail(format!("cannot run make: {e}")))?;
+        say!("building the GAP benchmark suite in {}", dir.display());
+        let out = crate::process::output(
+            Command::new("make")
+                .arg("-C")
+                .arg(tree)
+                .arg(format!("-j{jobs}"))
+                .args(KERNELS),
+        )
+        .map_err(|e| fail(format!("cannot run make: {e}")))?;
         if !out.status.success() {
             let err = String::from_utf8_lossy(&out.stderr);
             let first = err.lines().take(6).collect::<Vec<_>>().join("\n  ");
             return Err(fail(format!("make failed:\n  {first}")));
         }
+        pending
+            .commit()
+            .map_err(|e| fail(format!("cannot put the build at {}: {e}", dir.display())))?;
         Ok(Gap { dir })
     }
 
@@ -162,7 +169,7 @@ pub fn trial_times(stdout: &str) -> Vec<f64> {
 /// `.el`, written into the cache once per converted graph.
 pub fn edge_list(gr: &Path, g: &Csr) -> Result<PathBuf, Failure> {
     let key = crate::toolchain::file_stamp(gr).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", gr.display());
+        say!("error: cannot read {}: {e}", gr.display());
         Failure::User
     })?;
     let ext = if g.weights.is_some() { "wel" } else { "el" };
@@ -171,8 +178,8 @@ pub fn edge_list(gr: &Path, g: &Csr) -> Result<PathBuf, Failure> {
     if path.is_file() {
         return Ok(path);
     }
-    crate::toolchain::write_whole(&path, |w| write_edge_list(g, w)).map_err(|e| {
-        eprintln!("error: cannot write {}: {e}", path.display());
+    irgl_files::write_whole(&path, |w| write_edge_list(g, w)).map_err(|e| {
+        say!("error: cannot write {}: {e}", path.display());
         Failure::User
     })?;
     Ok(path)

@@ -54,7 +54,7 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
 /// Prints diagnostics to stderr, in colour on a terminal.
 pub fn eprint(diags: &[Diagnostic], sources: &SourceMap) {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    eprint!("{}", render(diags, sources, color));
+    crate::stderr_text(&render(diags, sources, color));
 }
 
 /// ariadne's view of our source map.

@@ -100,23 +100,6 @@ pub fn file_stamp(path: &Path) -> std::io::Result<u64> {
     ]))
 }
 
-/// Writes a file of the caches whole or not at all: into a temporary file beside it, renamed
-/// once `write` succeeded (the folder is created if needed).
-pub fn write_whole(
-    path: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension("tmp");
-    let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-    write(&mut w)?;
-    std::io::Write::flush(&mut w)?;
-    drop(w);
-    std::fs::rename(&tmp, path)
-}
-
 /// A hash of the runtime headers this irglc embeds: part of every build cache key, so that a
 /// program is rebuilt when the runtime changes.
 pub fn runtime_key() -> u64 {
@@ -141,29 +124,58 @@ pub fn fnv1a(parts: &[&[u8]]) -> u64 {
     h
 }
 
-/// Writes the embedded runtime headers under the cache (once per content) and returns the
+/// Writes the embedded runtime headers under the cache (once per content, as a whole
+/// folder renamed into place, so that nvcc never reads a header half written) and returns the
 /// include folder to pass to nvcc.
 pub fn runtime_include_dir() -> Result<PathBuf, String> {
     let dir = cache_dir().join(format!("runtime-{:016x}", runtime_key()));
-    let irgl = dir.join("irgl");
-    if !irgl.join("runtime.cuh").is_file() {
-        std::fs::create_dir_all(&irgl)
-            .map_err(|e| format!("cannot create {}: {e}", irgl.display()))?;
-        for (name, contents) in RUNTIME_HEADERS {
-            let path = irgl.join(name);
-            std::fs::write(&path, contents)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        }
+    if dir.join("irgl/runtime.cuh").is_file() {
+        return Ok(dir);
     }
+    let fail =
+        |e: std::io::Error| format!("cannot write the runtime headers to {}: {e}", dir.display());
+    // What an older irglc left half written.
+    let _ = std::fs::remove_dir_all(&dir);
+    let pending = irgl_files::PendingDir::beside(&dir).map_err(fail)?;
+    let irgl = pending.path().join("irgl");
+    std::fs::create_dir_all(&irgl).map_err(fail)?;
+    for (name, contents) in RUNTIME_HEADERS {
+        std::fs::write(irgl.join(name), contents).map_err(fail)?;
+    }
+    pending.commit().map_err(fail)?;
     Ok(dir)
 }
 
-/// Compiles one `.cu` file into an executable. On failure returns nvcc's output.
+/// nvcc's flags besides the architecture, the include folder and the files: part of every
+/// build cache key.
+pub const NVCC_FLAGS: &[&str] = &["-O3", "-std=c++17", "-lineinfo"];
+
+/// What identifies the compiler in the build cache: `nvcc --version`'s output, or, where it
+/// prints none, the file's stamp (path, size, modification time). Asked once per process.
+pub fn nvcc_identity(tc: &Toolchain) -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let version = crate::process::output(Command::new(&tc.nvcc).arg("--version"))
+            .ok()
+            .filter(|o| o.status.success() && !o.stdout.is_empty())
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        version.unwrap_or_else(|| {
+            format!(
+                "{} {:016x}",
+                tc.nvcc.display(),
+                file_stamp(&tc.nvcc).unwrap_or(0)
+            )
+        })
+    })
+}
+
+/// Compiles one `.cu` file into an executable at `out` (which nvcc writes itself: callers
+/// pass a temporary and rename it into place). On failure returns nvcc's output.
 pub fn nvcc_build(tc: &Toolchain, cu: &Path, out: &Path, arch: &str) -> Result<(), String> {
     let include = runtime_include_dir()?;
     let mut cmd = Command::new(&tc.nvcc);
     cmd.arg(format!("-arch={arch}"))
-        .args(["-O3", "-std=c++17", "-lineinfo"])
+        .args(NVCC_FLAGS)
         .arg("-I")
         .arg(&include)
         .arg(cu)
@@ -172,15 +184,15 @@ pub fn nvcc_build(tc: &Toolchain, cu: &Path, out: &Path, arch: &str) -> Result<(
     for d in &tc.lib_dirs {
         cmd.arg("-L").arg(d);
     }
-    let output = cmd
-        .output()
+    let output = crate::process::output(&mut cmd)
         .map_err(|e| format!("cannot run {}: {e}", tc.nvcc.display()))?;
     if output.status.success() {
         Ok(())
     } else {
         Err(format!(
-            "nvcc failed on {}:\n{}{}",
+            "nvcc failed on {} ({}):\n{}{}",
             cu.display(),
+            output.status,
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ))

@@ -89,8 +89,8 @@ pub struct TuneArgs {
     /// The seed of the random search.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Measure every variant again, even where an earlier run on the same graph with the same
-    /// number of runs left its measurement in the cache.
+    /// Build and measure every variant again, even where the build cache has its executable
+    /// or an earlier run on the same graph with the same number of runs left its measurement.
     #[arg(long)]
     pub fresh: bool,
 }
@@ -127,50 +127,39 @@ impl TuneArgs {
     }
 }
 
-/// The CPU reference a program is named after: its name, or the part before the first `-`.
+/// The CPU reference a program is named after: its name, or the part before the first `-`
+/// or `.` (`sssp-nf`, `bfs.v2`).
 pub(crate) fn family_of(program: &str) -> Option<Program> {
     Program::from_name(program)
-        .or_else(|| Program::from_name(program.split('-').next().unwrap_or_default()))
+        .or_else(|| Program::from_name(program.split(['-', '.']).next().unwrap_or_default()))
 }
 
 /// Whether a program is named for dmr, as [`family_of`] names the graph families.
 fn is_dmr(program: &str) -> bool {
-    program.split('-').next() == Some("dmr")
-}
-
-/// A graph's short name: its file name without extensions.
-fn graph_name(path: &Path) -> String {
-    let file = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    file.split('.').next().unwrap_or_default().to_string()
+    program.split(['-', '.']).next() == Some("dmr")
 }
 
 pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let measure = !args.graphs.is_empty();
     if !args.list && !args.build && !measure {
-        eprintln!(
+        say!(
             "error: irglc tune needs a graph to measure on (--graph G, repeatable), or --list (the variants) or --build (build them): `irglc tune {} --graph road-NY.mtx.gz`",
             args.file.display()
         );
         return Err(Failure::User);
     }
-    if args.runs == 0 {
-        eprintln!("error: --runs 0: a variant runs at least once");
-        return Err(Failure::User);
-    }
-    let how = args.search().map_err(|e| {
-        eprintln!("error: {e}");
+    irgl_tune::check_runs(args.runs).map_err(|e| {
+        say!("error: --runs {e}");
         Failure::User
     })?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        eprintln!(
-            "error: --timeout {}: a positive number of seconds",
-            args.timeout
-        );
-        return Err(Failure::User);
-    }
+    let how = args.search().map_err(|e| {
+        say!("error: {e}");
+        Failure::User
+    })?;
+    irgl_tune::check_timeout(args.timeout).map_err(|e| {
+        say!("error: --timeout {e}");
+        Failure::User
+    })?;
     let arch = if args.build || measure {
         Some(crate::build_cmd::arch(&args.arch)?)
     } else {
@@ -190,7 +179,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             .map(|s| ScheduleSpec::parse(s))
             .collect::<Result<_, _>>()
             .map_err(|e| {
-                eprintln!("error: --schedules: {e}");
+                say!("error: --schedules: {e}");
                 Failure::User
             })?;
     }
@@ -216,7 +205,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         // A mesh program's output is a refined mesh: `irglc verify --program dmr` checks it.
         (None, true) if module.graph.mesh && is_dmr(&module.name) => Some(Check::Refinement),
         (Some(f), true) if module.graph.mesh => {
-            eprintln!(
+            say!(
                 "error: --verify {}: {} takes a mesh, not a graph; its refined mesh is checked as dmr's (irglc verify --program dmr)",
                 f.name(),
                 module.name
@@ -224,7 +213,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             return Err(Failure::User);
         }
         (None, true) if module.graph.mesh => {
-            eprintln!(
+            say!(
                 "error: {} takes a mesh, and only dmr (a program named dmr or dmr-...) has a CPU check of its output mesh",
                 module.name
             );
@@ -232,7 +221,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         }
         (Some(f), true) => Some(Check::Graph(f)),
         (None, true) => Some(Check::Graph(family_of(&module.name).ok_or_else(|| {
-            eprintln!(
+            say!(
                 "error: no CPU reference is named like {}: name the one that checks its outputs with --verify (bfs, sssp, cc, pr, tc, mis, mst, traverse)",
                 module.name
             );
@@ -242,7 +231,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let d = dimensions(&module, &opts);
     let vs = variants(&d);
     let groups = distinct(source, &vs).map_err(|(variant, diags)| {
-        eprintln!("error: variant {variant} does not compile:");
+        say!("error: variant {variant} does not compile:");
         report::eprint(&diags, &sources);
         Failure::User
     })?;
@@ -273,14 +262,25 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     }
     if measure {
         // The listing would bury the results: only its summary, on the progress stream.
-        eprint!("{out}");
+        crate::stderr_text(&out);
     } else {
-        let width = vs.iter().map(|v| v.name.len()).max().unwrap_or(0);
+        // One column for the names, those of the members indented by two.
+        let width = groups
+            .iter()
+            .flat_map(|g| {
+                g.members
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &i)| vs[i].name.chars().count() + if k == 0 { 0 } else { 2 })
+            })
+            .max()
+            .unwrap_or(0);
+        let member = width.saturating_sub(2);
         for g in &groups {
             let first = &vs[g.members[0]];
             let _ = writeln!(out, "{:width$}  {}", first.name, first.config.canonical());
             for &i in &g.members[1..] {
-                let _ = writeln!(out, "  {:width$}same CUDA as {}", vs[i].name, first.name);
+                let _ = writeln!(out, "  {:member$}  same CUDA as {}", vs[i].name, first.name);
             }
         }
         crate::print_out(&out);
@@ -290,9 +290,9 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     };
     let Some(family) = family else {
         let all: Vec<usize> = (0..groups.len()).collect();
-        let built = build_groups(&module.name, &vs, &groups, &all, &arch, args.jobs)?;
+        let built = build_groups(&module.name, &vs, &groups, &all, &arch, args)?;
         if built.iter().all(Option::is_none) {
-            eprintln!(
+            say!(
                 "error: no variant of {} builds: nothing to tune",
                 module.name
             );
@@ -302,13 +302,17 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     };
     // Graphs are named by their file names in the results: two of one name cannot be told
     // apart.
-    let names: Vec<String> = args.graphs.iter().map(|p| graph_name(p)).collect();
+    let names: Vec<String> = args
+        .graphs
+        .iter()
+        .map(|p| irgl_files::names::stem(p))
+        .collect();
     if let Some(dup) = names
         .iter()
         .enumerate()
         .find_map(|(i, n)| names[..i].contains(n).then_some(n))
     {
-        eprintln!(
+        say!(
             "error: two graphs are named {dup} (the file name without extensions names a graph in the results): rename one"
         );
         return Err(Failure::User);
@@ -325,7 +329,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("tune-{}", module.name)));
     std::fs::create_dir_all(out_dir.join("outputs")).map_err(|e| {
-        eprintln!("error: cannot create {}: {e}", out_dir.display());
+        say!("error: cannot create {}: {e}", out_dir.display());
         Failure::User
     })?;
     let input = crate::graph_cmd::InputOptions {
@@ -340,13 +344,13 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
                 family,
                 crate::graph_cmd::load_graph(&gr, &input)
                     .map_err(|e| {
-                        eprintln!("error: {e}");
+                        say!("error: {e}");
                         Failure::User
                     })?
                     .0,
             ),
             Check::Refinement => Input::Mesh(crate::mesh_cmd::read_mesh(&gr).map_err(|e| {
-                eprintln!("error: {e}");
+                say!("error: {e}");
                 Failure::User
             })?),
         };
@@ -357,6 +361,14 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         targets.push(Target {
             program: &module.name,
             key: graph_key(gr)?,
+            check: format!(
+                "{} (irglc {})",
+                match input {
+                    Input::Graph(family, _) => family.name(),
+                    Input::Mesh(_) => "dmr refinement",
+                },
+                env!("CARGO_PKG_VERSION")
+            ),
             graph: gr.clone(),
             reference: match input {
                 Input::Graph(family, csr) => Reference::Graph {
@@ -374,7 +386,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let mut reused = 0;
     let mut broken: Option<Failure> = None;
     let order = search(how, &d, &groups, &mut |batch| {
-        let exes = match build_groups(&module.name, &vs, &groups, batch, &arch, args.jobs) {
+        let exes = match build_groups(&module.name, &vs, &groups, batch, &arch, args) {
             Ok(exes) => exes,
             Err(f) => {
                 broken = Some(f);
@@ -404,12 +416,12 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         return Err(f);
     }
     if reused > 0 {
-        eprintln!(
+        say!(
             "{reused} measurements were found in the cache from an earlier run (--fresh measures them again)"
         );
     }
     if how != Search::Exhaustive {
-        eprintln!(
+        say!(
             "{} search: measured {} of {} distinct programs",
             how.name(),
             order.len(),
@@ -443,22 +455,22 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     crate::print_out(&report_text(&module.name, &args.file, &vs, &ms, &ranking));
     let write = |name: &str, text: String| {
         let path = out_dir.join(name);
-        std::fs::write(&path, text).map_err(|e| {
-            eprintln!("error: cannot write {}: {e}", path.display());
+        irgl_files::write_bytes(&path, text.as_bytes()).map_err(|e| {
+            say!("error: cannot write {}: {e}", path.display());
             Failure::User
         })
     };
     write("results.json", to_json(&module.name, &ms, &ranking))?;
     write("results.csv", to_csv(&ms))?;
     write("speedups.svg", to_svg(&module.name, &ranking))?;
-    eprintln!(
+    say!(
         "results: {}, {} and {}",
         out_dir.join("results.json").display(),
         out_dir.join("results.csv").display(),
         out_dir.join("speedups.svg").display()
     );
     if ranking.graphs.is_empty() {
-        eprintln!("error: no variant of {} ran correctly", module.name);
+        say!("error: no variant of {} ran correctly", module.name);
         return Err(Failure::User);
     }
     Ok(())
@@ -498,6 +510,8 @@ struct Target<'a> {
     reference: Reference<'a>,
     /// What identifies the file's content in the measurement cache.
     key: u64,
+    /// The check of the outputs, as the measurement cache records it.
+    check: String,
     name: String,
     out_dir: &'a Path,
 }
@@ -506,14 +520,13 @@ struct Target<'a> {
 /// keyed by its input and the conversion).
 fn graph_key(gr: &Path) -> Result<u64, Failure> {
     crate::toolchain::file_stamp(gr).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", gr.display());
+        say!("error: cannot read {}: {e}", gr.display());
         Failure::User
     })
 }
 
 /// Where the outcome of an executable on a graph is kept: beside the executable's cache, by
-/// its name, the graph's key and the number of runs. A run that timed out is not kept (a
-/// longer limit may let it finish).
+/// its name, the graph's key and the number of runs ([`write_stored`] says which are kept).
 fn stored_path(exe: &Path, t: &Target<'_>, runs: u32) -> PathBuf {
     let name = exe
         .file_name()
@@ -522,6 +535,65 @@ fn stored_path(exe: &Path, t: &Target<'_>, runs: u32) -> PathBuf {
     crate::toolchain::cache_dir()
         .join("measure")
         .join(format!("{name}-{:016x}-r{runs}.json", t.key))
+}
+
+/// A measurement as the cache keeps it: the outcome and the check its output passed (or
+/// failed), so that a changed check measures again.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stored {
+    check: String,
+    outcome: Outcome,
+}
+
+/// The outcome kept at `path` by an earlier run, if there is one, made by the same check,
+/// with `runs` times if correct. An entry that cannot be read as one, or holds impossible
+/// values, is removed and measured again.
+fn read_stored(path: &Path, check: &str, runs: u32) -> Option<Outcome> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let entry = serde_json::from_str::<Stored>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(|s| s.outcome.check().map(|()| s));
+    match entry {
+        Ok(s) if s.check != check => None,
+        Ok(Stored {
+            outcome: Outcome::Ok { times_ms },
+            ..
+        }) if times_ms.len() != runs as usize => None,
+        Ok(
+            s @ Stored {
+                outcome: Outcome::Ok { .. } | Outcome::Wrong { .. },
+                ..
+            },
+        ) => Some(s.outcome),
+        Ok(_) => None,
+        Err(why) => {
+            say!(
+                "note: {} is not a measurement ({why}): discarded, measured again",
+                path.display()
+            );
+            let _ = std::fs::remove_file(path);
+            None
+        }
+    }
+}
+
+/// Keeps an outcome for later runs: a correct run's times and a wrong output (both follow
+/// from the program and the graph). A failure or a timeout is not kept: it may be a one-off
+/// (a busy GPU, a longer limit next time).
+fn write_stored(path: &Path, check: &str, outcome: &Outcome) {
+    if matches!(outcome, Outcome::Ok { .. } | Outcome::Wrong { .. }) {
+        let entry = Stored {
+            check: check.to_string(),
+            outcome: outcome.clone(),
+        };
+        let text = serde_json::to_string(&entry).expect("plain data serializes");
+        if let Err(e) = irgl_files::write_bytes(path, text.as_bytes()) {
+            say!(
+                "warning: cannot keep a measurement in {}: {e}",
+                path.display()
+            );
+        }
+    }
 }
 
 /// Runs the groups of `batch` (their executables in `exes`, none where the build failed) on
@@ -555,10 +627,11 @@ fn measure_batch(
             },
             Some(exe) => {
                 let stored = stored_path(exe, t, args.runs);
-                let earlier = (!args.fresh)
-                    .then(|| std::fs::read_to_string(&stored).ok())
-                    .flatten()
-                    .and_then(|text| serde_json::from_str::<Outcome>(&text).ok());
+                let earlier = if args.fresh {
+                    None
+                } else {
+                    read_stored(&stored, &t.check, args.runs)
+                };
                 match earlier {
                     Some(o) => {
                         *reused += 1;
@@ -566,18 +639,14 @@ fn measure_batch(
                     }
                     None => {
                         let o = run_and_check(args, t, name, exe);
-                        if !matches!(o, Outcome::Timeout { .. }) {
-                            let _ = std::fs::create_dir_all(stored.parent().expect("a folder"));
-                            let text = serde_json::to_string(&o).expect("plain data serializes");
-                            let _ = std::fs::write(&stored, text);
-                        }
+                        write_stored(&stored, &t.check, &o);
                         o
                     }
                 }
             }
         };
         if !matches!(outcome, Outcome::Ok { .. }) {
-            bar.suspend(|| eprintln!("{name} on {}: {}", t.name, describe(&outcome)));
+            bar.suspend(|| say!("{name} on {}: {}", t.name, describe(&outcome)));
         }
         out.push(outcome);
         bar.inc(1);
@@ -605,7 +674,7 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
         graph: &t.graph,
         output: &output,
         repeat: args.runs,
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: irgl_tune::check_timeout(args.timeout).unwrap_or(Duration::MAX),
         args: &mesh_args,
     };
     match (run_variant(&spec), &t.reference) {
@@ -763,7 +832,7 @@ fn build_groups(
     groups: &[irgl_tune::Group],
     which: &[usize],
     arch: &str,
-    jobs: Option<usize>,
+    args: &TuneArgs,
 ) -> Result<Vec<Option<PathBuf>>, Failure> {
     let items: Vec<(&str, &str)> = which
         .iter()
@@ -774,5 +843,12 @@ fn build_groups(
             )
         })
         .collect();
-    crate::build_cache::build(program, &items, arch, jobs, which.len() == groups.len())
+    crate::build_cache::build(
+        program,
+        &items,
+        arch,
+        args.jobs,
+        which.len() == groups.len(),
+        args.fresh,
+    )
 }

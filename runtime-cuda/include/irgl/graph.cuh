@@ -37,6 +37,7 @@
 
 #include "array.cuh"
 #include "check.cuh"
+#include "file.cuh"
 
 namespace irgl {
 
@@ -242,14 +243,15 @@ inline HostGraph load_gr(const std::string& path) {
 }
 
 /// Writes `g` as a .gr version 1 file (with padding; edge-data size 4 when
-/// g.has_edge_data). Returns false with `error` set on failure.
+/// g.has_edge_data), whole or not at all (irgl/file.cuh). Returns false with
+/// `error` set on failure.
 inline bool write_gr(const std::string& path, const HostGraph& g, std::string& error) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  WholeFile file(path);
+  std::FILE* f = file.get();
   if (f == nullptr) {
     error = path + ": cannot create: " + std::strerror(errno);
     return false;
   }
-  detail::FileCloser closer{f};
   const uint64_t hdr[4] = {1, g.has_edge_data ? 4u : 0u, g.nnodes, g.nedges};
   bool ok = std::fwrite(hdr, sizeof hdr, 1, f) == 1;
   for (uint32_t i = 0; ok && i < g.nnodes; ++i) {
@@ -260,8 +262,11 @@ inline bool write_gr(const std::string& path, const HostGraph& g, std::string& e
   const uint32_t zero = 0;
   if (ok && g.nedges % 2 == 1) ok = std::fwrite(&zero, 4, 1, f) == 1;
   if (ok && g.has_edge_data && g.nedges != 0) ok = std::fwrite(g.edge_data.data(), 4, g.nedges, f) == g.nedges;
-  if (!ok) error = path + ": write error: " + std::strerror(errno);
-  return ok;
+  if (!ok || !file.commit()) {
+    error = path + ": write error: " + std::strerror(errno);
+    return false;
+  }
+  return true;
 }
 
 /// Device copy of a HostGraph (RAII: freed on destruction).

@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "check.cuh"
+#include "file.cuh"
 #include "timer.cuh"
 
 namespace irgl {
@@ -552,8 +553,8 @@ inline void print_run_record(const RunRecord& r, std::FILE* out = stdout) {
 class OutputWriter {
  public:
   OutputWriter(const std::string& path, const std::string& program, uint64_t nodes, uint64_t edges)
-      : path_(path), nodes_(nodes), edges_(edges) {
-    f_ = std::fopen(path.c_str(), "w");
+      : path_(path), file_(path), nodes_(nodes), edges_(edges) {
+    f_ = file_.get();
     if (f_ == nullptr) fatal("cannot create output file %s: %s", path.c_str(), std::strerror(errno));
     std::setvbuf(f_, nullptr, _IOFBF, 1 << 20);
     line("irgl-output 1");
@@ -597,13 +598,12 @@ class OutputWriter {
   /// A `# text` comment line.
   void comment(const std::string& text) { line("# " + text); }
 
-  /// Flushes and closes; exits 1 if anything failed to write.
+  /// Flushes, closes and renames the file into place (it is written whole or not
+  /// at all: irgl/file.cuh); exits 1 if anything failed to write.
   void close() {
     if (f_ == nullptr) return;
-    const bool bad = std::ferror(f_) != 0;
-    const int rc = std::fclose(f_);
     f_ = nullptr;
-    if (bad || rc != 0) fatal("cannot write output file %s: %s", path_.c_str(), std::strerror(errno));
+    if (!file_.commit()) fatal("cannot write output file %s: %s", path_.c_str(), std::strerror(errno));
   }
 
  private:
@@ -689,8 +689,9 @@ class OutputWriter {
     }
   }
 
-  std::FILE* f_ = nullptr;
   std::string path_;
+  WholeFile file_;
+  std::FILE* f_ = nullptr;
   uint64_t nodes_, edges_;
   Phase phase_ = Phase::Header;
 };

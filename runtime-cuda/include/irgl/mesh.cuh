@@ -650,8 +650,8 @@ inline HostMesh load_mesh(const std::string& path) {
   return m;
 }
 
-/// Writes `m` as a .mesh file (contents not validated; array sizes must match
-/// the counts). Returns false with `error` set on failure.
+/// Writes `m` as a .mesh file, whole or not at all (contents not validated;
+/// array sizes must match the counts). Returns false with `error` set on failure.
 inline bool write_mesh(const std::string& path, const HostMesh& m, std::string& error) {
   const uint64_t nv = m.nvertices, nt = m.ntriangles;
   if (m.coords.size() != 2 * nv || m.tri_v.size() != 3 * nt || m.tri_n.size() != 3 * nt) {
@@ -660,7 +660,8 @@ inline bool write_mesh(const std::string& path, const HostMesh& m, std::string& 
                             path.c_str(), nv, nt, m.coords.size(), m.tri_v.size(), m.tri_n.size());
     return false;
   }
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  WholeFile file(path);
+  std::FILE* f = file.get();
   if (f == nullptr) {
     error = path + ": cannot create: " + std::strerror(errno);
     return false;
@@ -679,10 +680,8 @@ inline bool write_mesh(const std::string& path, const HostMesh& m, std::string& 
   if (ok && nv != 0) ok = std::fwrite(m.coords.data(), 8, nv, f) == nv;
   if (ok && nt != 0) ok = std::fwrite(m.tri_v.data(), 12, nt, f) == nt;
   if (ok && nt != 0) ok = std::fwrite(m.tri_n.data(), 12, nt, f) == nt;
-  const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!ok || !closed) {
-    error = path + ": write error: " + std::strerror(ok ? errno : write_errno);
+  if (!ok || !file.commit()) {
+    error = path + ": write error: " + std::strerror(errno);
     return false;
   }
   return true;

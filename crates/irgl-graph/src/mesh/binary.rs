@@ -19,7 +19,7 @@
 //! then the whole mesh with [`Mesh::validate`] (errors name the triangle or vertex).
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
 use super::{GRID, MAX_COUNT, Mesh, NONE, Point};
@@ -51,11 +51,10 @@ pub fn read_file(path: &Path) -> Result<Mesh> {
     read(BufReader::with_capacity(CHUNK, file), &name, len)
 }
 
-/// Writes a `.mesh` file to disk.
+/// Writes a `.mesh` file to disk, whole or not at all.
 pub fn write_file(mesh: &Mesh, path: &Path) -> Result<()> {
     let name = path.display().to_string();
-    let file = File::create(path).map_err(|e| GraphError::io(&name, e))?;
-    write(mesh, BufWriter::with_capacity(CHUNK, file)).map_err(|e| GraphError::io(&name, e))
+    irgl_files::write_whole(path, |w| write(mesh, w)).map_err(|e| GraphError::io(&name, e))
 }
 
 impl<R: Read> Pos<R> {

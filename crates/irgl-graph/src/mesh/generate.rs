@@ -32,6 +32,11 @@ pub fn generate(triangles: u64, seed: u64) -> Result<Mesh> {
             MAX_COUNT - 1
         )));
     }
+    // The points, the set that keeps them distinct, the triangles and their neighbours.
+    crate::memory::fits(
+        128 * u128::from(triangles),
+        &format!("a mesh of {triangles} triangles"),
+    )?;
     let random = (triangles - 2).div_ceil(2);
     let g = GRID as i32;
     let mut points: Vec<Point> = vec![

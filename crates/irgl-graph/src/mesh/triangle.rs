@@ -35,7 +35,7 @@
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{EdgeIndex, GRID, MAX_COUNT, Mesh, NONE, Point, orient};
 use crate::error::{GraphError, Result};
@@ -989,20 +989,37 @@ pub fn write_poly<W: Write>(mesh: &Mesh, mut out: W) -> io::Result<()> {
     out.flush()
 }
 
-/// Writes `BASE.node`, `BASE.ele` and `BASE.poly`.
+/// The files of the Triangle mesh named `base`: `BASE.node`, `BASE.ele` and `BASE.poly`, the
+/// whole base kept (`box.1` gives `box.1.node`).
+pub fn files(base: &Path) -> [PathBuf; 3] {
+    ["node", "ele", "poly"].map(|ext| irgl_files::names::with_added_extension(base, ext))
+}
+
+/// Writes `BASE.node`, `BASE.ele` and `BASE.poly`, each whole or not at all; none is renamed
+/// into place until all three are written.
 pub fn write_files(mesh: &Mesh, base: &Path) -> Result<()> {
-    type Writer = fn(&Mesh, BufWriter<File>) -> io::Result<()>;
-    let parts: [(&str, Writer); 3] = [
-        ("node", write_node),
-        ("ele", write_ele),
-        ("poly", write_poly),
+    type Writer = fn(&Mesh, &mut BufWriter<File>) -> io::Result<()>;
+    let writers: [Writer; 3] = [
+        |m, w| write_node(m, w),
+        |m, w| write_ele(m, w),
+        |m, w| write_poly(m, w),
     ];
-    for (ext, write) in parts {
-        let path = base.with_extension(ext);
+    let mut pending = Vec::new();
+    for (path, write) in files(base).into_iter().zip(writers) {
         let name = path.display().to_string();
-        let file = File::create(&path).map_err(|e| GraphError::io(&name, e))?;
-        write(mesh, BufWriter::with_capacity(1 << 20, file))
+        let p = irgl_files::Pending::beside(&path).map_err(|e| GraphError::io(&name, e))?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(p.path())
             .map_err(|e| GraphError::io(&name, e))?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        write(mesh, &mut w)
+            .and_then(|()| w.flush())
+            .map_err(|e| GraphError::io(&name, e))?;
+        pending.push((name, p));
+    }
+    for (name, p) in pending {
+        p.commit().map_err(|e| GraphError::io(&name, e))?;
     }
     Ok(())
 }
