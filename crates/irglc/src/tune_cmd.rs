@@ -610,13 +610,12 @@ fn measure_batch(
 ) -> Vec<Outcome> {
     let bar = indicatif::ProgressBar::new(batch.len() as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(&format!(
-            "{} on {}: {{pos}}/{{len}} [{{bar:30}}] {{elapsed}} {{msg}}",
-            t.program, t.name
-        ))
-        .expect("a valid template")
-        .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template("{prefix}: {pos}/{len} [{bar:30}] {elapsed} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
     );
+    // The names as a prefix, not in the template: a graph may be named `a{b}`.
+    bar.set_prefix(format!("{} on {}", t.program, t.name));
     let mut out = Vec::with_capacity(batch.len());
     for (&g, exe) in batch.iter().zip(exes) {
         let name = &vs[groups[g].members[0]].name;
@@ -657,11 +656,10 @@ fn measure_batch(
 
 /// Runs one executable on the target's graph and checks its output.
 fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Outcome {
-    let output = t
-        .out_dir
-        .join("outputs")
-        .join(format!("{name}.{}.out", t.name));
-    let mesh_output = output.with_extension("mesh");
+    // `outputs/VARIANT.GRAPH.out` (and `.mesh` for a mesh program's refined mesh).
+    let base = t.out_dir.join("outputs").join(format!("{name}.{}", t.name));
+    let output = irgl_files::names::with_added_extension(&base, "out");
+    let mesh_output = irgl_files::names::with_added_extension(&base, "mesh");
     let mesh_args = match &t.reference {
         Reference::Graph { .. } => Vec::new(),
         Reference::Refinement { .. } => vec![

@@ -60,14 +60,15 @@ pub fn run_variant(spec: &RunSpec<'_>) -> Result<RunResult, Outcome> {
 /// why not (the first line of its standard error for a failure).
 pub fn run_limited(mut cmd: Command, timeout: Duration) -> Result<String, Outcome> {
     let program = cmd.get_program().to_string_lossy().into_owned();
-    let mut child = cmd
-        .stdin(Stdio::null())
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| Outcome::Failed {
-            why: format!("cannot run {program}: {e}"),
-        })?;
+        .stderr(Stdio::piped());
+    // In its own process group, to die with irglc; at the time limit, the whole group is
+    // killed (a program's own children would hold its pipes open).
+    let mut running = crate::process::spawn(&mut cmd).map_err(|e| Outcome::Failed {
+        why: format!("cannot run {program}: {e}"),
+    })?;
+    let child = running.child();
     // Both pipes are drained while the program runs, so that it never blocks on a full one.
     let mut stdout = child.stdout.take().expect("piped stdout");
     let mut stderr = child.stderr.take().expect("piped stderr");
@@ -86,8 +87,7 @@ pub fn run_limited(mut cmd: Command, timeout: Duration) -> Result<String, Outcom
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() >= timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
+                running.kill();
                 return Err(Outcome::Timeout {
                     limit_s: timeout.as_secs_f64(),
                 });

@@ -279,7 +279,8 @@ impl Gen<'_, '_> {
                 self.opt_flags();
             }
             3 | 4 => {
-                self.push(if self.flag() { "compile" } else { "build" });
+                let which = if self.flag() { "compile" } else { "build" };
+                self.push(which);
                 let f = self.input();
                 self.push(f);
                 if self.flag() {
