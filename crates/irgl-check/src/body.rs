@@ -131,8 +131,9 @@ struct Body<'c, 'p> {
     ended: Vec<usize>,
     frames: Vec<Frame>,
     foralls: Vec<ForAllCtx>,
-    /// Keyword span of the enclosing `Atomic` body.
-    atomic: Option<Span>,
+    /// The innermost enclosing locked body: its keyword span and construct (`Atomic` or
+    /// `Exclusive`).
+    locked: Option<(Span, &'static str)>,
     /// Statement nesting below the kernel body (0: a top-level statement).
     depth: u32,
     /// Enclosing `Pipe` statements (id, keyword span), outermost first.
@@ -227,7 +228,7 @@ impl<'c, 'p> Body<'c, 'p> {
             ended: Vec::new(),
             frames: Vec::new(),
             foralls: Vec::new(),
-            atomic: None,
+            locked: None,
             depth: 0,
             pipes: Vec::new(),
             access: Access::default(),
@@ -2493,7 +2494,7 @@ impl<'c, 'p> Body<'c, 'p> {
             } => {
                 let kw = keyword(s.span, "Atomic");
                 if self.kernel_only(kw, "`Atomic`") {
-                    self.not_in_atomic(kw, "`Atomic`");
+                    self.not_in_locked(kw, "`Atomic`");
                     if let Some(k) = self.kernel_mut() {
                         k.uses_atomic = true;
                     }
@@ -2519,11 +2520,11 @@ impl<'c, 'p> Body<'c, 'p> {
                     .with_help("declare `node lk: lock;` in the graph and write `Atomic (g.lk[n]) { ... }`");
                     self.report(d);
                 }
-                let saved = self.atomic.replace(kw);
+                let saved = self.locked.replace((kw, "Atomic"));
                 self.frames.push(Frame::Locked(kw, "Atomic"));
                 self.nested(body);
                 self.frames.pop();
-                self.atomic = saved;
+                self.locked = saved;
                 if let Some(b) = otherwise {
                     self.nested(b);
                 }
@@ -2537,7 +2538,7 @@ impl<'c, 'p> Body<'c, 'p> {
             } => {
                 let kw = keyword(s.span, "Exclusive");
                 if self.kernel_only(kw, "`Exclusive`") {
-                    self.not_in_atomic(kw, "`Exclusive`");
+                    self.not_in_locked(kw, "`Exclusive`");
                     if let Some(k) = self.kernel_mut() {
                         k.uses_exclusive = true;
                     }
@@ -2602,9 +2603,11 @@ impl<'c, 'p> Body<'c, 'p> {
                         self.coerce(n, Ty::U32, None);
                     }
                 }
+                let saved = self.locked.replace((kw, "Exclusive"));
                 self.frames.push(Frame::Locked(kw, "Exclusive"));
                 self.nested(body);
                 self.frames.pop();
+                self.locked = saved;
                 if let Some(b) = otherwise {
                     self.nested(b);
                 }
@@ -2615,7 +2618,7 @@ impl<'c, 'p> Body<'c, 'p> {
                     if let Some(k) = self.kernel_mut() {
                         k.sync_running_threads = true;
                     }
-                    if !self.not_in_atomic(kw, "`SyncRunningThreads`") {
+                    if !self.not_in_locked(kw, "`SyncRunningThreads`") {
                     } else if self.depth > 0 {
                         let d = Diagnostic::error(
                             "E0309",
@@ -2712,20 +2715,31 @@ impl<'c, 'p> Body<'c, 'p> {
         }
     }
 
-    /// Reports `what` inside the body of an `Atomic`; `true` if not inside one.
-    fn not_in_atomic(&mut self, kw: Span, what: &str) -> bool {
-        let Some(outer) = self.atomic else {
+    /// Reports `what` inside the locked body of an `Atomic` or an `Exclusive`; `true` if not
+    /// inside one. A thread holding a lock or marks must not wait for other threads (a
+    /// barrier, another lock: they may be waiting for it) nor take more (a second
+    /// `Exclusive` on elements it holds fails for ever: under `Retry`, a livelock).
+    fn not_in_locked(&mut self, kw: Span, what: &str) -> bool {
+        let Some((outer, construct)) = self.locked else {
             return true;
         };
         let d = Diagnostic::error(
             "E0310",
-            format!("{what} cannot be used inside the locked body of `Atomic`"),
+            format!("{what} cannot be used inside the locked body of `{construct}`"),
         )
         .with_label(kw, "inside a locked body")
-        .with_label(outer, "the lock is held from here")
+        .with_label(
+            outer,
+            if construct == "Atomic" {
+                "the lock is held from here"
+            } else {
+                "the marks are held from here"
+            },
+        )
         .with_help(
             "a locked body may not contain `ForAll`, `Atomic`, `Exclusive` or \
-             `SyncRunningThreads`: nested locks and barriers can deadlock",
+             `SyncRunningThreads`: nested locks and barriers can deadlock, and a nested \
+             `Exclusive` can fail for ever; take every element in one `Exclusive`",
         );
         self.report(d);
         false
@@ -2823,7 +2837,7 @@ impl<'c, 'p> Body<'c, 'p> {
     fn forall(&mut self, s: &Stmt, var: &Ident, iter: &Iter, body: &Block) {
         let kw = keyword(s.span, "ForAll");
         if self.kernel_only(kw, "`ForAll`") {
-            self.not_in_atomic(kw, "`ForAll`");
+            self.not_in_locked(kw, "`ForAll`");
         }
         let (kind, var_ty) = match iter {
             Iter::Worklist { span } => {

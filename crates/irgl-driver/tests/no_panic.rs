@@ -1,0 +1,114 @@
+//! No accepted program makes the compiler panic, under any options: every program, construct
+//! test and pass-corpus file is compiled under every option set of `tests/option-sets.txt`
+//! and under every nested-loop schedule the options accept (alone and with block
+//! aggregation, outlining and asynchrony). A compile may fail with diagnostics (an option that
+//! does not apply); it may not panic (an internal compiler error).
+
+mod common;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use irgl_diagnostics::SourceMap;
+use irgl_driver::{OptConfig, ScheduleSpec, Source};
+
+/// Every schedule `--nested` accepts: each non-empty set of policies that parses.
+fn schedules() -> Vec<String> {
+    let policies = [
+        "tb", "wp", "vw2", "vw4", "vw8", "vw16", "fg", "eb", "serial",
+    ];
+    let mut out = Vec::new();
+    for mask in 1u32..(1 << policies.len()) {
+        let spec: Vec<&str> = (0..policies.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| policies[i])
+            .collect();
+        let text = spec.join("+");
+        if ScheduleSpec::parse(&text).is_ok() {
+            out.push(text);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_accepted_program_panics_under_any_options() {
+    let mut files = common::programs();
+    files.extend(common::corpus("tests/compile"));
+    let mut flag_sets: Vec<String> = common::option_sets()
+        .into_iter()
+        .map(|(_, flags)| flags)
+        .collect();
+    for s in schedules() {
+        for extra in [
+            "",
+            " --aggregate block",
+            " --aggregate warp --outline outer",
+            " --async all --aggregate block",
+        ] {
+            flag_sets.push(format!("--nested {s}{extra}"));
+        }
+    }
+    let configs: Vec<(String, OptConfig)> = flag_sets
+        .iter()
+        .map(|f| (f.clone(), common::config(f)))
+        .collect();
+    let texts: Vec<(String, String)> = files
+        .iter()
+        .map(|(_, rel)| {
+            let text = std::fs::read_to_string(common::workspace().join(rel)).unwrap();
+            (rel.clone(), text)
+        })
+        .collect();
+    let work: Vec<(usize, usize)> = (0..texts.len())
+        .flat_map(|f| (0..configs.len()).map(move |c| (f, c)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let panics = Mutex::new(Vec::new());
+    let compiled = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // The default panic message of each failure is kept: it names the pass that broke.
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(f, c)) = work.get(k) else { break };
+                    let (rel, text) = &texts[f];
+                    let (flags, config) = &configs[c];
+                    let result = std::panic::catch_unwind(|| {
+                        let mut sources = SourceMap::new();
+                        let file = sources.add(rel.clone(), text.clone());
+                        let source = Source {
+                            file,
+                            name: rel,
+                            text,
+                        };
+                        irgl_driver::compile(source, config).is_ok()
+                    });
+                    match result {
+                        Ok(true) => {
+                            compiled.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(false) => {}
+                        Err(_) => panics.lock().unwrap().push(format!("{rel} {flags}")),
+                    }
+                }
+            });
+        }
+    });
+    let panics = panics.into_inner().unwrap();
+    assert!(
+        panics.is_empty(),
+        "{} compiles panicked:\n{}",
+        panics.len(),
+        panics.join("\n")
+    );
+    // Most of them compile: the test exercises the passes, not only the option checks.
+    let compiled = compiled.into_inner();
+    assert!(
+        compiled * 2 > work.len(),
+        "only {compiled} of {} compiled",
+        work.len()
+    );
+}
