@@ -5,90 +5,14 @@
 // every block (no hang) with the host's one-line errors.
 // (No racecheck marker: racecheck does not finish on kernels that spin on global memory in
 // the ten minutes of a run; the generated asynchronous programs are racechecked instead.)
-#include <irgl/runtime.cuh>
-
 #include <vector>
 
+#include "queue_tasks.cuh"
 #include "test_util.cuh"
 
 namespace {
 
-constexpr int kBlock = 128;
-
-/// How a task's children are reserved, or kept: kKeep, a thread keeps its first child
-/// as its own next task (a continuation) and pushes the rest; kKeepAny, the block's
-/// children are dealt out, thread i keeping the i-th whether or not it had a task.
-enum Reserve : int { kPush = 0, kWarp = 1, kBlockWide = 2, kKeep = 3, kKeepAny = 4 };
-
-/// The children of task x below n: 2x+1 and 2x+2 (a binary tree) when stride is
-/// 0, else x + stride (chains); a child below `roots` is a root already.
-__device__ uint32_t children(uint32_t x, uint32_t n, uint32_t roots, uint32_t stride, uint32_t* first) {
-  if (stride != 0) {
-    *first = x + stride;
-    return x + stride < n ? 1u : 0u;
-  }
-  uint32_t c = 2u * x + 1u;
-  if (c < roots) c = roots;  // children below roots are roots: skip them
-  if (c > 2u * x + 2u) return 0u;
-  *first = c;
-  const uint32_t last = 2u * x + 2u < n ? 2u * x + 2u : n - 1u;
-  return c <= last && c < n ? last - c + 1u : 0u;
-}
-
-/// Task x (from the input worklist or the queue) counts itself in seen[x] and
-/// pushes its children: every x < n once in all.
-__global__ void __launch_bounds__(kBlock) grow(irgl::Worklist in, irgl::AsyncQueue q, uint32_t n, uint32_t stride, int how, uint32_t* seen) {
-  const uint32_t n_in = in.size();
-  uint32_t claimed = 0, rank = 0;
-  unsigned long long first = 0;
-  bool processed = false, carry = false;
-  uint32_t next = 0;
-  while (q.claim_block<kBlock>(n_in, processed, carry, &first, &rank, &claimed) != 0u) {
-    uint32_t x = next;
-    const bool active = carry || (rank < claimed && q.take(in, n_in, first + rank, &x));
-    processed = active;
-    carry = false;
-    uint32_t kids = 0, first_kid = 0;
-    if (active) {
-      atomicAdd(&seen[x], 1u);
-      kids = children(x, n, in.size(), stride, &first_kid);
-    }
-    if (how == kKeepAny) {
-      __shared__ uint32_t dealt[2 * kBlock];
-      __shared__ uint32_t n_dealt;
-      if (threadIdx.x == 0) n_dealt = 0;
-      __syncthreads();
-      for (uint32_t k = 0; k < kids; ++k) dealt[atomicAdd(&n_dealt, 1u)] = first_kid + k;
-      __syncthreads();
-      if (threadIdx.x < n_dealt) {
-        carry = true;
-        next = dealt[threadIdx.x];
-      }
-      if (threadIdx.x + kBlock < n_dealt) q.push(dealt[threadIdx.x + kBlock]);
-      __syncthreads();
-    } else if (how == kKeep) {
-      for (uint32_t k = 0; k < kids; ++k) {
-        if (!carry) {
-          carry = true;
-          next = first_kid + k;
-        } else {
-          q.push(first_kid + k);
-        }
-      }
-    } else if (how == kBlockWide) {
-      const irgl::wl_index_t at = q.reserve_block<kBlock>(kids);
-      for (uint32_t k = 0; k < kids; ++k) q.write(at, k, first_kid + k);
-    } else if (active && kids != 0) {
-      if (how == kWarp) {
-        const irgl::wl_index_t at = q.reserve_warp(kids);
-        for (uint32_t k = 0; k < kids; ++k) q.write(at, k, first_kid + k);
-      } else {
-        for (uint32_t k = 0; k < kids; ++k) q.push(first_kid + k);
-      }
-    }
-  }
-  q.leave_block();
-}
+using namespace queue_tasks;
 
 /// Pushes one bad item (the empty-slot value) from the first task.
 __global__ void __launch_bounds__(kBlock) push_bad(irgl::Worklist in, irgl::AsyncQueue q) {
@@ -112,6 +36,7 @@ void grow_once(uint32_t n, uint32_t roots, uint32_t stride, uint32_t blocks, int
   in.assign(items);
   irgl::DeviceArray<uint32_t> seen(n);
   seen.zero();
+  const unsigned long long base_before = ring_state(q).ctl.base;
   grow<<<blocks, kBlock>>>(in.view(), q.view(), n, stride, how, seen.data());
   IRGL_CHECK_LAUNCH("grow");
   IRGL_CHECK(cudaDeviceSynchronize());
@@ -119,8 +44,8 @@ void grow_once(uint32_t n, uint32_t roots, uint32_t stride, uint32_t blocks, int
   uint32_t wrong = 0;
   for (uint32_t x = 0; x < n; ++x) wrong += s[x] != 1u;
   EXPECT_EQ(wrong, 0u);
-  irgl::AsyncQueueCtl c;
-  IRGL_CHECK(cudaMemcpy(&c, q.view().ctl, sizeof c, cudaMemcpyDeviceToHost));
+  const RingState r = ring_state(q);
+  const irgl::AsyncQueueCtl& c = r.ctl;
   EXPECT_EQ(c.stop, static_cast<unsigned int>(irgl::kAsyncRunning));
   EXPECT_EQ(c.head, 0ull);  // reset by the last block out
   EXPECT_EQ(c.tail, 0ull);
@@ -130,16 +55,13 @@ void grow_once(uint32_t n, uint32_t roots, uint32_t stride, uint32_t blocks, int
   } else {
     EXPECT_EQ(c.pushed, static_cast<unsigned long long>(n - roots));
   }
-  std::vector<uint32_t> ring_now(q.capacity());
-  IRGL_CHECK(cudaMemcpy(ring_now.data(), q.view().slots, ring_now.size() * 4, cudaMemcpyDeviceToHost));
-  uint32_t dirty = 0;
-  for (uint32_t v : ring_now) dirty += v != irgl::kEmptySlot;
-  EXPECT_EQ(dirty, 0u);  // every slot emptied again
+  EXPECT_EQ(c.base, base_before + c.pushed);  // the next launch starts past these items
+  EXPECT_EQ(r.full, 0u);                      // every slot emptied again
 }
 
 TEST(tree_every_task_once) {
   const uint32_t n = irgl_test::scale(1u << 20);
-  for (int how : {kPush, kWarp, kBlockWide, kKeep, kKeepAny}) {
+  for (int how = 0; how < kReserveKinds; ++how) {
     irgl::HostAsyncQueue q(n);
     grow_once(n, 1, 0, 264, how, q);
     grow_once(n, 1000 < n ? 1000 : n, 0, 264, how, q);  // the same queue again: counters were reset
@@ -151,7 +73,7 @@ TEST(chains_small_ring) {
   // reused many times.
   const uint32_t n = irgl_test::scale(1u << 20);
   irgl::HostAsyncQueue q(1u << 13);
-  for (int how : {kPush, kWarp, kBlockWide, kKeep, kKeepAny}) grow_once(n, 4096, 4096, 132, how, q);
+  for (int how = 0; how < kReserveKinds; ++how) grow_once(n, 4096, 4096, 132, how, q);
 }
 
 TEST(tree_any_grid) {

@@ -5,7 +5,9 @@
 //! Asynchrony removes the rounds, so it is safe only where the result cannot depend on which
 //! round an item runs in. The analysis accepts a kernel when all of these hold, and gives the
 //! first that fails as the reason otherwise:
-//! - it pops the worklist in its one outermost `ForAll`, at the top of its body;
+//! - it pops the worklist in its one outermost `ForAll`, at the top of its body, and reads
+//!   that loop's index only to pop it (`WL.pop(wi)`): asynchronously, the index is the
+//!   position of a claim in the shared queue, not of an item in the worklist;
 //! - it neither reduces (`ReduceAndReturn` answers per round), nor has a grid barrier, nor
 //!   takes locks (`Atomic`/`Exclusive` retry conflicts round by round);
 //! - it is *monotone*: its atomic updates are `atomicMin`, `atomicMax`, `atomicOr` or
@@ -93,6 +95,28 @@ fn shape(k: &Kernel) -> Result<(), String> {
         return Err(
             "its worklist ForAll is not its one outermost loop at the top of its body".into(),
         );
+    }
+    // The loop's index: asynchronously a claim's position in the queue, meaningless but to
+    // `WL.pop`.
+    if let Some(f) = body.block.iter().find_map(|&s| match &body.stmts[s].kind {
+        StmtKind::ForAll(f) if f.space == Space::Worklist => Some(f),
+        _ => None,
+    }) {
+        let mut popped = BTreeSet::new();
+        let mut uses = Vec::new();
+        visit::walk_block_exprs(body, &f.body, &mut |e| match &body.exprs[e].kind {
+            ExprKind::Pop(i) => {
+                popped.insert(*i);
+            }
+            ExprKind::Local(l) if *l == f.var => uses.push(e),
+            _ => {}
+        });
+        if uses.iter().any(|e| !popped.contains(e)) {
+            let name = &body.locals[f.var].name;
+            return Err(format!(
+                "it uses its worklist index `{name}` other than in `WL.pop({name})` (asynchronously the index is a claim in the shared queue, not an item's place in the worklist)"
+            ));
+        }
     }
     let facts = k.facts();
     if facts.reduces {

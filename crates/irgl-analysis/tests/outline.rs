@@ -198,6 +198,17 @@ fn rounds_that_answer_or_synchronize_are_refused() {
 }
 
 #[test]
+fn a_worklist_index_used_beyond_its_pop_is_refused() {
+    // The index names a claim in the queue once asynchronous: only `WL.pop(wi)` may read it.
+    let body = "      g.y[n] = wi;\n      ForAll (e In g.edges(n)) {\n        let d = g.dst(e);\n        if (1 < atomicMin(g.x[d], 1)) { WL.push(d); }\n      }";
+    let e = verdict(&program("", body, "", "  Iterate k(g) Initial [0];")).unwrap_err();
+    assert!(
+        e.contains("uses its worklist index `wi` other than in `WL.pop(wi)`"),
+        "{e}"
+    );
+}
+
+#[test]
 fn arguments_that_read_device_state_are_refused() {
     let t = program("", LOWER, ", u32 r", "  Iterate k(g, g.y[0]) Initial [0];");
     let e = verdict(&t).unwrap_err();

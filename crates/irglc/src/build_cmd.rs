@@ -111,19 +111,46 @@ pub fn compile(args: &CompileArgs) -> Result<(), Failure> {
     })
 }
 
-/// The nvcc architecture: the flag, else the GPU of this machine.
+/// The oldest architecture the generated programs run on: their threads wait for threads of
+/// their own warp (the asynchronous queue's pushers and takers, `Atomic`'s locks, a grid
+/// barrier's leader), which needs the independent thread scheduling of Volta (sm_70) on.
+pub(crate) const OLDEST_ARCH: u32 = 70;
+
+/// The compute capability of an nvcc architecture name (`sm_90`, `sm_90a`: 90).
+fn arch_number(arch: &str) -> Option<u32> {
+    let digits: String = arch
+        .strip_prefix("sm_")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let rest = &arch[3 + digits.len()..];
+    (!digits.is_empty() && rest.chars().all(|c| c.is_ascii_lowercase()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// The nvcc architecture: the flag, else the GPU of this machine; sm_70 or newer.
 pub(crate) fn arch(flag: &Option<String>) -> Result<String, Failure> {
-    if let Some(a) = flag {
-        if !a.starts_with("sm_") {
-            say!("error: --arch {a}: expected an architecture such as sm_90");
-            return Err(Failure::User);
+    let arch = match flag {
+        Some(a) => a.clone(),
+        None => toolchain::detect_gpu().map(|(arch, _)| arch).map_err(|e| {
+            say!("error: cannot choose a GPU architecture: {e}; pass one with --arch sm_90");
+            Failure::User
+        })?,
+    };
+    match arch_number(&arch) {
+        None => {
+            say!("error: --arch {arch}: expected an architecture such as sm_90");
+            Err(Failure::User)
         }
-        return Ok(a.clone());
+        Some(n) if n < OLDEST_ARCH => {
+            say!(
+                "error: {arch}: irglc's programs need sm_{OLDEST_ARCH} or newer (threads of a warp wait for each other, which needs independent thread scheduling)"
+            );
+            Err(Failure::User)
+        }
+        Some(_) => Ok(arch),
     }
-    toolchain::detect_gpu().map(|(arch, _)| arch).map_err(|e| {
-        say!("error: cannot choose a GPU architecture: {e}; pass one with --arch sm_90");
-        Failure::User
-    })
 }
 
 pub fn build(args: &BuildArgs) -> Result<(), Failure> {
@@ -307,5 +334,23 @@ fn io_error(path: &Path, e: std::io::Error) -> irgl_graph::GraphError {
     irgl_graph::GraphError::Io {
         path: path.display().to_string(),
         source: e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn architectures_are_read_and_old_ones_refused() {
+        assert_eq!(arch_number("sm_90"), Some(90));
+        assert_eq!(arch_number("sm_90a"), Some(90));
+        assert_eq!(arch_number("sm_100"), Some(100));
+        for bad in ["90", "sm_", "sm_x", "sm_9é", "compute_90", "sm_90-"] {
+            assert_eq!(arch_number(bad), None, "{bad}");
+        }
+        assert!(arch(&Some("sm_60".into())).is_err());
+        assert!(arch(&Some("sm_70".into())).is_ok());
+        assert!(arch(&Some("sm_9é".into())).is_err());
     }
 }

@@ -61,6 +61,7 @@ __device__ __forceinline__ void grid_sync_then(Action action) {
     const unsigned int g = *generation;  // cannot move on before this block arrives
     __threadfence();                     // this block's writes, before its arrival
     if (atomicAdd(&detail::barrier_words.count, 1u) == gridDim.x - 1) {
+      __threadfence();                   // acquire: every block's writes before its arrival
       detail::barrier_words.count = 0u;  // nobody adds before the release below
       action();
       __threadfence();

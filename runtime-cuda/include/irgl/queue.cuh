@@ -9,11 +9,20 @@
 //
 // Items, in the order they are claimed, have virtual indices 0, 1, 2, ...:
 // index i < n_in is item i of the input worklist; index n_in + j is the j-th
-// item pushed to the queue. The queue's slots are a ring of `capacity` u32:
-// item j lives in slot j % capacity. An empty slot holds kEmptySlot; a pusher
-// writes its item into the slot it reserved, the thread that claims the index
-// waits until the slot is written, reads it and empties it again. So the ring
-// is all empty between two launches (HostAsyncQueue fills it once).
+// item pushed to the queue in this launch. The queue is a ring of `capacity`
+// 64-bit slots, a bounded multi-producer multi-consumer ring with a turn in
+// each slot: pushed item j has the absolute position p = base + j (base: the
+// items pushed by the earlier launches since the last reset), lives in slot
+// p % capacity in lap L = p / capacity, and the slot's upper 32 bits say whose
+// turn it is (mod 2^32):
+//   2L      empty, for the pusher of lap L
+//   2L + 1  full, holding lap L's item (the lower 32 bits), for its taker
+//   2L + 2  empty again, for the pusher of lap L + 1
+// A pusher waits for turn 2L, then stores (2L + 1, item) with release
+// semantics; a taker waits for turn 2L + 1, reads the item with acquire
+// semantics, and stores (2L + 2, -). Each slot is written by one pusher and one
+// taker per lap, in that order: no item is lost or taken twice, whatever the
+// timing, and a slot's turn never goes past a waiter's.
 //
 // Counters (each on its own 128-byte line; the idle blocks poll them):
 //   head      indices claimed so far (by atomicCAS, at most what exists)
@@ -23,25 +32,40 @@
 // reserved before it counts as finished, so when every item that exists has
 // finished, nobody can push again. A thread may keep one item it pushes as its
 // own next item instead (a continuation: no queue round trip); a kept item is
-// a unit of work too, so `finished` counts processed items net of kept ones. The last block to leave resets the counters
-// for the next launch.
+// a unit of work too, so `finished` counts processed items net of kept ones.
+// The last block to leave adds tail to base and resets the counters for the
+// next launch.
 //
-// Memory: a pusher stores the item with release semantics, a claimer loads it
-// with acquire semantics, and the kernel reads the properties it also updates with volatile loads
-// (irgl::load_coherent), so that an item's consumer sees the update that pushed it.
+// Progress and overflow: a pusher of item j waits only when item j - capacity
+// (its slot's previous occupant in this launch) has been claimed: its claimer
+// is taking it, and that taker waits only for the pusher of j - capacity, and
+// so on down to a slot that is free. Claimed items are taken: a thread takes its
+// claim before it processes anything. A push whose previous occupant is not
+// claimed yet (more than `capacity` items waiting), or whose item is
+// kEmptySlot (not a node), stores nothing and sets `stop`; every block then
+// leaves, and the host (check_overflow) or the control kernel (overflowed())
+// reports it like a worklist overflow. Every wait also watches `stop`, so
+// nothing waits for ever.
 //
-// Overflow and bad items: a push whose slot would overwrite an item not yet
-// claimed (more than `capacity` items waiting), or whose item is kEmptySlot
-// (not a node), stores nothing and sets `stop`; every block then leaves, and
-// the host (check_overflow) or the control kernel (overflowed()) reports it
-// like a worklist overflow. Nothing waits forever: every wait also watches
-// `stop`.
+// Memory: a pusher's release store makes what it wrote before (the property
+// update that made it push) visible to the taker's acquire load, and the kernel
+// reads the properties it also updates with volatile loads
+// (irgl::load_coherent), so that an item's consumer sees the update that pushed
+// it. The last block to leave a launch (and the last to arrive at a grid
+// barrier, grid.cuh) fences after its arrival, before it reads what the others
+// wrote.
 //
 // PRECONDITIONS: the kernel is 1-D with BLOCK threads and every thread of a
 // block calls claim_block and leave_block together (they contain
 // __syncthreads()). The grid need not be resident: a block that starts after
-// the queue went quiescent leaves at once.
+// the queue went quiescent leaves at once. Threads of one warp wait for each
+// other (a pusher for a taker), which needs independent thread scheduling:
+// sm_70 or newer.
 #pragma once
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#error "irgl/queue.cuh needs sm_70 or newer (independent thread scheduling: threads of a warp wait for each other)"
+#endif
 
 #include <cinttypes>
 #include <cstdint>
@@ -54,6 +78,13 @@
 #include "check.cuh"
 #include "warp.cuh"
 #include "worklist.cuh"
+
+// A hook for the queue's stress test (runtime-cuda/tests/test_queue_stress.cu), which
+// defines it to wait a random while: where a pusher has reserved its slot but not written it
+// (0), and where a thread has claimed an item but not taken it (1). Nothing by default.
+#ifndef IRGL_QUEUE_DELAY
+#define IRGL_QUEUE_DELAY(where)
+#endif
 
 namespace irgl {
 
@@ -76,6 +107,7 @@ struct AsyncQueueCtl {
   unsigned int stop;      ///< AsyncStop; kept after the launch for the host
   unsigned int bad_item;  ///< the item of a kAsyncBadItem stop
   unsigned long long pushed;  ///< tail when it stopped (the overflow report)
+  unsigned long long base;    ///< items pushed by the earlier launches: absolute position of item 0
 };
 
 namespace detail {
@@ -86,14 +118,32 @@ __device__ __forceinline__ unsigned int load_volatile(const unsigned int* p) {
   return *reinterpret_cast<const volatile unsigned int*>(p);
 }
 /// A store that makes this thread's earlier writes visible before it (device scope).
-__device__ __forceinline__ void store_release(uint32_t* p, uint32_t v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+__device__ __forceinline__ void store_release(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 /// A load after which the writes released before the value it reads are visible.
-__device__ __forceinline__ uint32_t load_acquire(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+__device__ __forceinline__ unsigned long long load_acquire(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
+}
+/// A load and a store that are atomic (no torn or cached value) but order nothing else.
+__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void store_relaxed(unsigned int* p, unsigned int v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+/// The turn of a slot (its upper 32 bits).
+__device__ __forceinline__ uint32_t turn_of(unsigned long long slot) { return static_cast<uint32_t>(slot >> 32); }
+/// A slot's value: `turn` and, when full, its item.
+__device__ __forceinline__ unsigned long long slot_value(uint32_t turn, uint32_t item) {
+  return (static_cast<unsigned long long>(turn) << 32) | item;
 }
 }  // namespace detail
 
@@ -108,34 +158,38 @@ __device__ __forceinline__ T load_coherent(const T& place) {
 /// Its push side has the API of irgl::Worklist, so cooperative conversion
 /// aggregates its reservations alike.
 struct AsyncQueue {
-  uint32_t* slots = nullptr;
+  unsigned long long* slots = nullptr;
   AsyncQueueCtl* ctl = nullptr;
   uint32_t capacity = 0;
 
   // ---- producers (any thread, inside the item it processes)
 
-  /// Stores `item` in slot start + taskid (reserved by one of the reserve_*).
+  /// Stores `item` as pushed item start + taskid (reserved by one of the reserve_*).
   /// Returns false (and stops every block) on overflow or a bad item.
   __device__ __forceinline__ bool write(wl_index_t start, uint32_t taskid, uint32_t item) const {
     const wl_index_t j = start + taskid;
+    IRGL_QUEUE_DELAY(0);
     if (detail::load_volatile(&ctl->stop) != kAsyncRunning) return false;
     if (item == kEmptySlot) {
       halt(kAsyncBadItem, item);
       return false;
     }
-    // Item j - capacity, the slot's last occupant, must have been claimed (its virtual
-    // index n_in + j - capacity below head): then its claimer is about to read and
-    // empty the slot. Otherwise too many items wait.
-    const unsigned long long head = detail::load_volatile(&ctl->head);
-    if (j + detail::load_volatile(&ctl->n_in) >= head + capacity) {
+    // Item j - capacity, the slot's previous occupant in this launch, must have been
+    // claimed (its virtual index below head): then its claimer is taking it. Otherwise
+    // more than `capacity` items wait.
+    if (j >= capacity &&
+        detail::load_volatile(&ctl->n_in) + (j - capacity) >= detail::load_volatile(&ctl->head)) {
       halt(kAsyncOverflow, 0u);
       return false;
     }
-    uint32_t* slot = slots + (j % capacity);
-    while (*reinterpret_cast<volatile uint32_t*>(slot) != kEmptySlot) {
+    const unsigned long long p = detail::load_volatile(&ctl->base) + j;
+    unsigned long long* slot = slots + (p % capacity);
+    const uint32_t turn = static_cast<uint32_t>(2ull * (p / capacity));
+    while (detail::turn_of(detail::load_relaxed(slot)) != turn) {  // the last lap's taker
       if (detail::load_volatile(&ctl->stop) != kAsyncRunning) return false;
     }
-    detail::store_release(slot, item);  // what this thread wrote before, visible with the item
+    // What this thread wrote before, visible with the item.
+    detail::store_release(slot, detail::slot_value(turn + 1u, item));
     return true;
   }
   /// Pushes one item with one atomic.
@@ -198,7 +252,8 @@ struct AsyncQueue {
       r = block_exclusive_sum<BLOCK_THREADS, uint32_t>(carry ? 0u : 1u, needy);
     }
     if (threadIdx.x == 0) {
-      if (detail::load_volatile(&ctl->n_in) != n_in) ctl->n_in = n_in;  // the same in every block
+      // The same in every block; pushers read it (relaxed: a plain store would race).
+      if (detail::load_volatile(&ctl->n_in) != n_in) detail::store_relaxed(&ctl->n_in, n_in);
       // Finished count, net of the carried items, which stay units of work: one atomic, so
       // that the two never appear apart (modulo 2^64; quiescence compares for equality).
       const long long net = static_cast<long long>(n_processed) - n_carry;
@@ -242,31 +297,38 @@ struct AsyncQueue {
   }
 
   /// The item at virtual index i (claimed by this thread): the input worklist's,
-  /// or the queue's once its pusher wrote it (the slot is emptied again).
-  /// Returns false, with nothing taken, when the queue stopped meanwhile.
+  /// or the queue's once its pusher wrote it (the slot is then emptied for the next
+  /// lap). Returns false, with nothing taken, when the queue stopped meanwhile.
   __device__ __forceinline__ bool take(const Worklist& in, uint32_t n_in, unsigned long long i, uint32_t* item) const {
+    IRGL_QUEUE_DELAY(1);
     if (i < n_in) {
       *item = in.pop(static_cast<uint32_t>(i));
       return true;
     }
-    uint32_t* slot = slots + ((i - n_in) % capacity);
-    uint32_t v;
-    while ((v = detail::load_acquire(slot)) == kEmptySlot) {  // the pusher's writes, seen after
+    const unsigned long long p = detail::load_volatile(&ctl->base) + (i - n_in);
+    unsigned long long* slot = slots + (p % capacity);
+    const uint32_t turn = static_cast<uint32_t>(2ull * (p / capacity));
+    unsigned long long v;
+    while (detail::turn_of(v = detail::load_acquire(slot)) != turn + 1u) {  // the pusher's writes, seen after
       if (detail::load_volatile(&ctl->stop) != kAsyncRunning) return false;
     }
-    *reinterpret_cast<volatile uint32_t*>(slot) = kEmptySlot;
-    *item = v;
+    *item = static_cast<uint32_t>(v);
+    detail::store_relaxed(slot, detail::slot_value(turn + 2u, kEmptySlot));  // the next lap's turn
     return true;
   }
 
-  /// After the block's last claim: the last block of the grid to leave resets
-  /// the counters for the next launch (`stop` stays for the host's report).
+  /// After the block's last claim: the last block of the grid to leave moves the
+  /// ring's base past this launch's items and resets the counters for the next
+  /// launch (`stop` stays for the host's report).
   __device__ __forceinline__ void leave_block() const {
     __syncthreads();
     if (threadIdx.x == 0) {
-      __threadfence();
+      __threadfence();  // this block's writes, before its exit
       if (atomicAdd(&ctl->exited, 1u) == gridDim.x - 1) {
-        ctl->pushed = ctl->tail;
+        __threadfence();  // acquire: every block's writes before its exit
+        const unsigned long long tail = ctl->tail;
+        ctl->pushed = tail;
+        ctl->base += tail;
         ctl->head = 0ull;
         ctl->tail = 0ull;
         ctl->finished = 0ull;
@@ -292,16 +354,17 @@ class HostAsyncQueue {
 
   AsyncQueue view() const {
     AsyncQueue q;
-    q.slots = const_cast<uint32_t*>(slots_.data());
+    q.slots = const_cast<unsigned long long*>(slots_.data());
     q.ctl = const_cast<AsyncQueueCtl*>(ctl_.data());
     q.capacity = static_cast<uint32_t>(slots_.size());
     return q;
   }
   uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
 
-  /// Empties every slot and zeroes the counters (for a new run; asynchronous).
+  /// Empties every slot for lap 0 (turn 0) and zeroes the counters (for a new run;
+  /// asynchronous).
   void reset(cudaStream_t stream = 0) {
-    IRGL_CHECK(cudaMemsetAsync(slots_.data(), 0xff, slots_.bytes(), stream));
+    slots_.zero(stream);
     ctl_.zero(stream);
   }
 
@@ -321,7 +384,7 @@ class HostAsyncQueue {
   }
 
  private:
-  DeviceArray<uint32_t> slots_;
+  DeviceArray<unsigned long long> slots_;
   DeviceArray<AsyncQueueCtl> ctl_;
 };
 
