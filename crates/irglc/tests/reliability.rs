@@ -274,6 +274,14 @@ fn read(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// The bytes of Triangle's BASE.node, BASE.ele and BASE.poly in the scratch folder.
+fn triangle_bytes(s: &Scratch, base: &str) -> Vec<Vec<u8>> {
+    ["node", "ele", "poly"]
+        .iter()
+        .map(|ext| read(&s.path(&format!("{base}.{ext}"))))
+        .collect()
+}
+
 #[test]
 fn outputs_never_overwrite_inputs_and_follow_their_extension() {
     let s = Scratch::new("inputs");
@@ -340,10 +348,7 @@ fn outputs_never_overwrite_inputs_and_follow_their_extension() {
         &["mesh", "generate", "--triangles", "200", "-o", "box.node"],
         0,
     );
-    let input: Vec<Vec<u8>> = ["box.node", "box.ele", "box.poly"]
-        .iter()
-        .map(|f| read(&s.path(f)))
-        .collect();
+    let input = triangle_bytes(&s, "box");
     let (_, err) = s.expect(&["mesh", "refine", "box.node", "-o", "box.1.node"], 0);
     assert!(err.contains("to box.1.{node,ele,poly}"), "{err}");
     for f in ["box.1.node", "box.1.ele", "box.1.poly"] {
@@ -355,9 +360,7 @@ fn outputs_never_overwrite_inputs_and_follow_their_extension() {
     }
     s.expect(&["mesh", "convert", "box.1", "-o", "box.2.node"], 0);
     s.expect(&["mesh", "convert", "box.2.ele", "-o", "box.2.mesh"], 0);
-    for (f, want) in ["box.node", "box.ele", "box.poly"].iter().zip(&input) {
-        assert_eq!(&read(&s.path(f)), want, "{f} changed");
-    }
+    assert_eq!(triangle_bytes(&s, "box"), input, "the input changed");
     s.expect(
         &["mesh", "generate", "--triangles", "50", "-o", "g.1.node"],
         0,
@@ -612,15 +615,10 @@ fn a_full_disk_leaves_every_file_as_it_was() {
         &["mesh", "generate", "--triangles", "2000", "-o", "b.mesh"],
         0,
     );
-    let before: Vec<Vec<u8>> = ["a.node", "a.ele", "a.poly"]
-        .iter()
-        .map(|f| read(&s.path(f)))
-        .collect();
+    let before = triangle_bytes(&s, "a");
     let out = with_size_limit(s.cmd(&["mesh", "convert", "b.mesh", "-o", "a.node"]), 8192);
     assert_eq!(out.status.code(), Some(1), "{}", texts(&out).1);
-    for (f, want) in ["a.node", "a.ele", "a.poly"].iter().zip(&before) {
-        assert_eq!(&read(&s.path(f)), want, "{f} changed");
-    }
+    assert_eq!(triangle_bytes(&s, "a"), before, "a Triangle file changed");
     // No temporary is left behind by a write that failed.
     let temps: Vec<String> = std::fs::read_dir(&s.dir)
         .unwrap()

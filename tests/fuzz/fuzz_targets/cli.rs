@@ -171,6 +171,16 @@ impl Gen<'_, '_> {
         }
     }
 
+    fn push_input(&mut self) {
+        let f = self.input();
+        self.push(f);
+    }
+
+    fn push_output(&mut self) {
+        let o = self.output();
+        self.push(o);
+    }
+
     fn input(&mut self) -> String {
         self.value(&[
             "p.irgl",
@@ -251,13 +261,11 @@ impl Gen<'_, '_> {
         match self.u.int_in_range(0..=19u8).unwrap_or(0) {
             0 => {
                 self.push("check");
-                let f = self.input();
-                self.push(f);
+                self.push_input();
             }
             1 => {
                 self.push("fmt");
-                let f = self.input();
-                self.push(f);
+                self.push_input();
                 match self.u.int_in_range(0..=2u8).unwrap_or(0) {
                     0 => self.push("--check"),
                     1 => self.push("--stdout"),
@@ -268,8 +276,7 @@ impl Gen<'_, '_> {
                 self.push("emit");
                 let what = self.value(&["ast", "ir", "outline"]);
                 self.push(what);
-                let f = self.input();
-                self.push(f);
+                self.push_input();
                 if self.flag() {
                     self.opt("--after", &["lower", "schedule_nested_loops", "nope"]);
                 }
@@ -281,12 +288,10 @@ impl Gen<'_, '_> {
             3 | 4 => {
                 let which = if self.flag() { "compile" } else { "build" };
                 self.push(which);
-                let f = self.input();
-                self.push(f);
+                self.push_input();
                 if self.flag() {
                     self.push("-o");
-                    let o = self.output();
-                    self.push(o);
+                    self.push_output();
                 }
                 if self.flag() {
                     self.opt("--arch", &["sm_90", "sm_80", "90"]);
@@ -295,11 +300,9 @@ impl Gen<'_, '_> {
             }
             5 => {
                 self.push("run");
-                let f = self.input();
-                self.push(f);
+                self.push_input();
                 self.push("--graph");
-                let g = self.input();
-                self.push(g);
+                self.push_input();
                 self.opt("--arch", &["sm_90"]);
                 if self.flag() {
                     self.opt("--verify", &["bfs", "sssp", "dmr"]);
@@ -308,18 +311,15 @@ impl Gen<'_, '_> {
                 if self.flag() {
                     self.push("--");
                     self.push("--output");
-                    let o = self.output();
-                    self.push(o);
+                    self.push_output();
                 }
             }
             6 => {
                 self.push("graph");
                 self.push("convert");
-                let i = self.input();
-                self.push(i);
+                self.push_input();
                 self.push("-o");
-                let o = self.output();
-                self.push(o);
+                self.push_output();
                 if self.flag() {
                     self.opt("--format", &["gr", "mtx", "snap", "dimacs", "metis"]);
                 }
@@ -331,8 +331,7 @@ impl Gen<'_, '_> {
             7 => {
                 self.push("graph");
                 self.push("info");
-                let i = self.input();
-                self.push(i);
+                self.push_input();
                 if self.flag() {
                     self.push("--json");
                 }
@@ -375,8 +374,7 @@ impl Gen<'_, '_> {
                     }
                 }
                 self.push("-o");
-                let o = self.output();
-                self.push(o);
+                self.push_output();
                 self.transform_flags();
             }
             9..=12 => {
@@ -386,35 +384,29 @@ impl Gen<'_, '_> {
                         self.push("generate");
                         self.opt("--triangles", &["2", "10", "500", "1"]);
                         self.push("-o");
-                        let o = self.output();
-                        self.push(o);
+                        self.push_output();
                     }
                     1 => {
                         self.push("convert");
-                        let i = self.input();
-                        self.push(i);
+                        self.push_input();
                         self.push("-o");
-                        let o = self.output();
-                        self.push(o);
+                        self.push_output();
                         if self.flag() {
                             self.push("--delaunay");
                         }
                     }
                     2 => {
                         self.push("describe");
-                        let i = self.input();
-                        self.push(i);
+                        self.push_input();
                         if self.flag() {
                             self.push("--json");
                         }
                     }
                     _ => {
                         self.push("refine");
-                        let i = self.input();
-                        self.push(i);
+                        self.push_input();
                         self.push("-o");
-                        let o = self.output();
-                        self.push(o);
+                        self.push_output();
                     }
                 }
             }
@@ -423,22 +415,18 @@ impl Gen<'_, '_> {
                 self.opt("--program", &["bfs", "sssp", "cc", "pr", "tc", "mis", "mst", "dmr"]);
                 if self.flag() {
                     self.push("--graph");
-                    let g = self.input();
-                    self.push(g);
+                    self.push_input();
                 }
                 if self.flag() {
                     self.push("--mesh");
-                    let m = self.input();
-                    self.push(m);
+                    self.push_input();
                 }
                 self.push("--output");
-                let o = self.input();
-                self.push(o);
+                self.push_input();
             }
             14..=16 => {
                 self.push("tune");
-                let f = self.input();
-                self.push(f);
+                self.push_input();
                 match self.u.int_in_range(0..=2u8).unwrap_or(0) {
                     0 => self.push("--list"),
                     1 => self.push("--build"),
@@ -446,8 +434,7 @@ impl Gen<'_, '_> {
                         let n = self.u.int_in_range(1..=2u8).unwrap_or(1);
                         for _ in 0..n {
                             self.push("--graph");
-                            let g = self.input();
-                            self.push(g);
+                            self.push_input();
                         }
                     }
                 }
