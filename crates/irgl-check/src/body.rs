@@ -915,6 +915,28 @@ impl<'c, 'p> Body<'c, 'p> {
             }
             return if ok { l } else { Ty::Error };
         }
+        // `x & 1 == 1` is `x & (1 == 1)`: comparisons bind tighter than `&`, `^` and `|` (as
+        // in C), so a bit operator meets a `bool`. Say so, as clang's -Wparentheses does.
+        if matches!(op, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor)
+            && let Some((side, cmp)) = [lhs, rhs].into_iter().find_map(|side| match &side.kind {
+                ExprKind::Binary { op: cmp, .. } if cmp.is_comparison() => Some((side, *cmp)),
+                _ => None,
+            })
+        {
+            self.expr(lhs, None);
+            self.expr(rhs, None);
+            let (b, c) = (op.spelling(), cmp.spelling());
+            let d = Diagnostic::error("E0204", format!("`{b}` cannot be applied to `bool`"))
+                .with_label(side.span, format!("this `{c}` is a `bool`"))
+                .with_note(format!(
+                    "`{c}` binds tighter than `{b}`: `a {b} b {c} c` is `a {b} (b {c} c)`"
+                ))
+                .with_help(format!(
+                    "write `(a {b} b) {c} c` to compare the result of `{b}`"
+                ));
+            self.report(d);
+            return Ty::Error;
+        }
         let operand_expected = if op.is_comparison() { None } else { expected };
         // The operand with a type of its own goes first, so that a literal adapts to it.
         let (first, second) = if lit_kind(lhs).is_some() && lit_kind(rhs).is_none() {

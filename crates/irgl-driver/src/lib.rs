@@ -50,6 +50,79 @@ pub struct Compiled {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// Whether `config` asks for an optimization that applies only where the program allows it
+/// (`--async all`, `--outline outer`, `--aggregate` at some level), so that it may do nothing.
+fn config_may_do_nothing(config: &OptConfig) -> bool {
+    config.asynchronous == irgl_opt::KernelSet::All
+        || config.outline == irgl_opt::OutlineConfig::Outer
+        || config.aggregate.default != irgl_opt::AggregateLevel::None
+}
+
+/// Warnings for the options of [`config_may_do_nothing`] that changed nothing in `m` (the
+/// program after the passes; `lowered`, before them), with the reasons the analyses give
+/// (what `irglc emit outline` prints).
+fn options_without_effect(lowered: &Module, m: &Module, config: &OptConfig) -> Vec<Diagnostic> {
+    use irgl_ir::{ExprKind, StmtKind, visit};
+    let mut out = Vec::new();
+    if config.asynchronous == irgl_opt::KernelSet::All
+        && m.kernels.iter().all(|(_, k)| k.asynchronous.is_none())
+    {
+        let reasons = irgl_analysis::AsyncCandidates::build(lowered).render(lowered);
+        let mut d = Diagnostic::warning(
+            "W0501",
+            "--async all: no kernel can run asynchronously; the program is compiled without it",
+        );
+        d = if reasons.is_empty() {
+            d.with_note("no kernel pops a worklist")
+        } else {
+            reasons.lines().fold(d, |d, l| d.with_note(l.to_string()))
+        };
+        out.push(d);
+    }
+    let outlined = visit::block_any(&m.host, &m.host.block, &|s| {
+        matches!(s, StmtKind::Control(_))
+    });
+    if config.outline == irgl_opt::OutlineConfig::Outer && !outlined {
+        let tree = irgl_analysis::OutlineTree::build(lowered).render(lowered);
+        let mut d = Diagnostic::warning(
+            "W0502",
+            "--outline outer: no Iterate or Pipe can be outlined; the program is compiled without it",
+        );
+        d = if tree.is_empty() {
+            d.with_note("main has no Iterate and no Pipe")
+        } else {
+            tree.lines()
+                .fold(d, |d, l| d.with_note(l.trim().to_string()))
+        };
+        out.push(d);
+    }
+    if config.aggregate.default != irgl_opt::AggregateLevel::None {
+        let mut sites = false;
+        for (_, k) in m.kernels.iter() {
+            let body = &k.body;
+            sites |= visit::block_any(body, &body.block, &|s| {
+                matches!(s, StmtKind::Push(_) | StmtKind::Accumulate(_))
+            });
+            visit::walk_block_exprs(body, &body.block, &mut |e| {
+                sites |= matches!(body.exprs[e].kind, ExprKind::FetchAdd { .. });
+            });
+        }
+        if !sites {
+            out.push(
+                Diagnostic::warning(
+                    "W0503",
+                    format!(
+                        "--aggregate {}: the program has nothing to aggregate",
+                        config.aggregate.default.name()
+                    ),
+                )
+                .with_note("no kernel pushes to a worklist or adds to an integer global"),
+            );
+        }
+    }
+    out
+}
+
 /// A callback that sees the IR after each step of the pipeline.
 pub type StepHook<'a> = &'a mut dyn FnMut(&str, &Module);
 
@@ -165,9 +238,14 @@ pub fn compile_traced(
     trace: &mut Trace<'_>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let t = Instant::now();
-    let (mut module, warnings) = lower(source)?;
+    let (mut module, mut warnings) = lower(source)?;
     trace.step("lower", t, &module);
+    // The options that can leave a program as it is say so, with the analyses' reasons.
+    let lowered = config_may_do_nothing(config).then(|| module.clone());
     optimize(&mut module, config, trace)?;
+    if let Some(lowered) = &lowered {
+        warnings.extend(options_without_effect(lowered, &module, config));
+    }
     let t = Instant::now();
     let meta = irgl_cuda::EmitMeta {
         options: config.canonical(),

@@ -28,6 +28,9 @@
 //! sets = ["baseline", "tb+wp+fg"]   # default: every set
 //! graphs = ["road-NY"]              # default: every graph
 //! args = ["--src", "0"]             # the program's parameters (default: none)
+//! # verify = "sssp"                 # its CPU reference (default: the one it is named after),
+//! #                                 # or "none": timed only, the table and records say so
+//! # check = "python3 mine.py {graph} {output}"  # or a command of your own (0 = correct)
 //!
 //! [gapbs]                           # the GAP peer (optional; or irglc bench --gapbs DIR)
 //! path = "../../shared/peers/gapbs"
@@ -126,6 +129,12 @@ pub struct ProgramSpec {
     /// The program's own arguments, such as `--src 5`.
     #[serde(default)]
     pub args: Vec<String>,
+    /// The CPU reference that checks its outputs (default: the one it is named after), or
+    /// `none` to time it without checking.
+    pub verify: Option<String>,
+    /// A command that checks its outputs instead (`{graph}` and `{output}` replaced by the
+    /// paths; exit status 0 means correct).
+    pub check: Option<String>,
 }
 
 /// The GAP benchmark suite as a peer.
@@ -179,6 +188,12 @@ impl Suite {
             }
         }
         for p in &self.programs {
+            if p.verify.is_some() && p.check.is_some() {
+                return Err(format!(
+                    "program {}: give verify or check, not both",
+                    p.file
+                ));
+            }
             for s in p.sets.iter().flatten() {
                 if !self.sets.iter().any(|x| &x.name == s) {
                     return Err(format!("program {}: no set is named {s}", p.file));
@@ -247,6 +262,10 @@ pub struct BenchRecord {
     /// (`--kernel-times`), in the order the program lists them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kernels: Vec<(String, f64)>,
+    /// How the output was checked when not by the CPU reference of the program's family:
+    /// `none` (timed only) or the user's command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
 }
 
 /// One peer program on one graph.
@@ -300,6 +319,7 @@ impl BenchRecord {
             median_ms,
             iterations: None,
             kernels: Vec::new(),
+            check: None,
         }
     }
 }
@@ -368,6 +388,16 @@ pub fn table(report: &BenchReport, family_of: &dyn Fn(&str) -> Option<String>) -
             "{:<10} {:<16} {:<28} {time:>12} {speedup:>9}{peer}\n",
             r.program, r.graph, r.set
         ));
+    }
+    // How the outputs were checked where not by the CPU reference: said once per program.
+    let mut said: Vec<&str> = Vec::new();
+    for r in &report.records {
+        if let Some(check) = &r.check
+            && !said.contains(&r.program.as_str())
+        {
+            said.push(&r.program);
+            out.push_str(&format!("{}: outputs {check}\n", r.program));
+        }
     }
     out
 }

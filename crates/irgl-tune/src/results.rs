@@ -199,8 +199,9 @@ pub fn rank(ms: &[Measurement], baseline: &str) -> Ranking {
 
 /// The measurements as CSV: one line per variant and graph, with the median (empty unless
 /// correct) and the outcome.
-pub fn to_csv(ms: &[Measurement]) -> String {
-    let mut out = String::from("variant,graph,outcome,median_ms,runs,options,detail\n");
+/// The measurements as CSV, each row naming how its output was checked (`check`).
+pub fn to_csv(ms: &[Measurement], check: &str) -> String {
+    let mut out = String::from("variant,graph,outcome,median_ms,runs,options,detail,check\n");
     for m in ms {
         let (outcome, runs, detail) = match &m.outcome {
             Outcome::Ok { times_ms } => ("ok", times_ms.len(), String::new()),
@@ -210,11 +211,12 @@ pub fn to_csv(ms: &[Measurement]) -> String {
         };
         let median = m.median_ms().map(|t| format!("{t}")).unwrap_or_default();
         out.push_str(&format!(
-            "{},{},{outcome},{median},{runs},{},{}\n",
+            "{},{},{outcome},{median},{runs},{},{},{}\n",
             csv_field(&m.variant),
             csv_field(&m.graph),
             csv_field(&m.options),
-            csv_field(&detail)
+            csv_field(&detail),
+            csv_field(check)
         ));
     }
     out
@@ -229,10 +231,11 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// The measurements and the ranking as one JSON document.
-pub fn to_json(program: &str, ms: &[Measurement], ranking: &Ranking) -> String {
+/// The measurements and the ranking as one JSON document, with how the outputs were checked.
+pub fn to_json(program: &str, check: &str, ms: &[Measurement], ranking: &Ranking) -> String {
     let doc = serde_json::json!({
         "program": program,
+        "check": check,
         "measurements": ms,
         "ranking": ranking,
     });
@@ -335,16 +338,17 @@ mod tests {
         ms[1].outcome = Outcome::Wrong {
             why: "pr: MISMATCH, 3 nodes".into(),
         };
-        let csv = to_csv(&ms);
+        let csv = to_csv(&ms, "by pr");
         assert_eq!(
             csv,
-            "variant,graph,outcome,median_ms,runs,options,detail\n\
-             baseline,g1,ok,11,2,--nested baseline,\n\
-             x,g1,wrong,,0,--nested x,\"pr: MISMATCH, 3 nodes\"\n"
+            "variant,graph,outcome,median_ms,runs,options,detail,check\n\
+             baseline,g1,ok,11,2,--nested baseline,,by pr\n\
+             x,g1,wrong,,0,--nested x,\"pr: MISMATCH, 3 nodes\",by pr\n"
         );
         let json: serde_json::Value =
-            serde_json::from_str(&to_json("bfs", &ms, &rank(&ms, "baseline"))).unwrap();
+            serde_json::from_str(&to_json("bfs", "by pr", &ms, &rank(&ms, "baseline"))).unwrap();
         assert_eq!(json["program"], "bfs");
+        assert_eq!(json["check"], "by pr");
         assert_eq!(json["measurements"][0]["outcome"], "ok");
         assert_eq!(json["measurements"][0]["times_ms"][1], 12.0);
         assert_eq!(json["measurements"][1]["outcome"], "wrong");

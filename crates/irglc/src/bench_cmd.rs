@@ -19,6 +19,7 @@ use irgl_tune::bench::{
     gap_kernel, table,
 };
 
+use crate::output_check::{CheckCommand, VerifyArg};
 use crate::peer::{Gap, edge_list, gap_args};
 use crate::tune_run::{RunSpec, run_variant};
 use crate::{Failure, load, report};
@@ -155,10 +156,39 @@ fn compare_files(old: &Path, new: &Path, threshold: f64) -> Result<(), Failure> 
     Ok(())
 }
 
+/// How a suite's program has its outputs checked.
+enum BenchCheck {
+    /// Against the CPU reference of its family (GAP runs beside it where GAP has the kernel).
+    Family(Program),
+    /// By the suite's command.
+    Command(CheckCommand),
+    /// Not at all (`verify = "none"`).
+    Unchecked,
+}
+
+impl BenchCheck {
+    /// The program's family, where its outputs are checked by one.
+    fn family(&self) -> Option<Program> {
+        match self {
+            BenchCheck::Family(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// What the records say of a check that is not the family's reference.
+    fn record(&self) -> Option<String> {
+        match self {
+            BenchCheck::Family(_) => None,
+            BenchCheck::Command(c) => Some(format!("checked by `{}`", c.template)),
+            BenchCheck::Unchecked => Some("NOT CHECKED (verify = \"none\")".to_string()),
+        }
+    }
+}
+
 /// A program of the suite, compiled under each of its sets.
 struct Prepared {
     name: String,
-    family: Program,
+    check: BenchCheck,
     needs: irgl_cuda::GraphNeeds,
     /// Per set: its name, its canonical options and its code, or why it does not apply.
     sets: Vec<(String, String, Result<String, String>)>,
@@ -285,19 +315,30 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         for g in suite.graphs_of(p) {
             let input = graph_file(g, base)?;
             let gr = crate::build_cmd::prepare_graph(&input, &pp.needs, suite.weights_seed)?;
-            let (csr, _) = crate::graph_cmd::load_graph(
-                &gr,
-                &crate::graph_cmd::InputOptions {
-                    format: None,
-                    keep_ids: false,
-                },
-            )
-            .map_err(|e| {
-                say!("error: {e}");
-                Failure::User
-            })?;
-            let verifier = irgl_graph::verify::Verifier::new(&csr);
-            let kernel = gap_kernel(pp.family.name()).filter(|_| gap_dir.is_some());
+            // The graph as the CPU reference and GAP read it, where the check is a reference.
+            let csr = match pp.check.family() {
+                Some(_) => Some(
+                    crate::graph_cmd::load_graph(
+                        &gr,
+                        &crate::graph_cmd::InputOptions {
+                            format: None,
+                            keep_ids: false,
+                        },
+                    )
+                    .map_err(|e| {
+                        say!("error: {e}");
+                        Failure::User
+                    })?
+                    .0,
+                ),
+                None => None,
+            };
+            let verifier = csr.as_ref().map(irgl_graph::verify::Verifier::new);
+            let kernel = pp
+                .check
+                .family()
+                .and_then(|f| gap_kernel(f.name()))
+                .filter(|_| gap_dir.is_some());
             let mut peer_job: Option<PeerJob> = None;
             for ((set, options, code), exe) in pp.sets.iter().zip(&pp.exes) {
                 let output = out_dir
@@ -315,19 +356,20 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                             timeout,
                             args: &p.args,
                         };
-                        run_and_check(&spec, pp.family, &verifier)
+                        run_and_check(&spec, &pp.check, verifier.as_ref())
                     }
                 };
                 let _ = std::fs::remove_file(&output);
                 if report.gpu.is_none() {
                     report.gpu.clone_from(&ran.device);
                 }
-                if let (Some(kernel), None, Outcome::Ok { .. }) = (kernel, &peer_job, &ran.outcome)
+                if let (Some(kernel), None, Outcome::Ok { .. }, Some(csr)) =
+                    (kernel, &peer_job, &ran.outcome, &csr)
                 {
                     peer_job = Some(PeerJob {
                         kernel,
                         graph: g.name.clone(),
-                        edge_list: edge_list(&gr, &csr)?,
+                        edge_list: edge_list(&gr, csr)?,
                         symmetric: pp.needs.symmetric,
                         params: ran.params.clone(),
                         rounds: ran.rounds,
@@ -337,6 +379,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                     BenchRecord::new(&pp.name, &g.name, set, options.clone(), ran.outcome);
                 record.iterations = ran.rounds;
                 record.kernels = ran.kernels;
+                record.check = pp.check.record();
                 say!("{}", progress_line(&record));
                 report.records.push(record);
             }
@@ -394,7 +437,7 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
     }
     let families: BTreeMap<String, String> = prepared
         .iter()
-        .map(|(_, pp)| (pp.name.clone(), pp.family.name().to_string()))
+        .filter_map(|(_, pp)| Some((pp.name.clone(), pp.check.family()?.name().to_string())))
         .collect();
     // The records first: a reader of the table that stops early loses nothing.
     let json = serde_json::to_string_pretty(&report).expect("plain data serializes");
@@ -443,15 +486,28 @@ impl Ran {
     }
 }
 
-/// Runs a built program and checks its output.
+/// Runs a built program and checks its output (`vf`: the graph's CPU references, where the
+/// check is one).
 fn run_and_check(
     spec: &RunSpec<'_>,
-    family: Program,
-    vf: &irgl_graph::verify::Verifier<'_>,
+    check: &BenchCheck,
+    vf: Option<&irgl_graph::verify::Verifier<'_>>,
 ) -> Ran {
     match run_variant(spec) {
         Ok(r) => Ran {
-            outcome: crate::tune_cmd::check(family, vf, spec.output, r.times_ms),
+            outcome: match (check, vf) {
+                (BenchCheck::Family(family), Some(vf)) => {
+                    crate::tune_cmd::check(*family, vf, spec.output, r.times_ms)
+                }
+                (BenchCheck::Command(c), _) => crate::tune_cmd::outcome(
+                    c.check(spec.graph, spec.output, spec.timeout),
+                    "the check command rejected it",
+                    r.times_ms,
+                ),
+                _ => Outcome::Ok {
+                    times_ms: r.times_ms,
+                },
+            },
             rounds: r.iterations,
             params: params_of(spec.output),
             device: r.device,
@@ -494,14 +550,30 @@ fn prepare(
         report::eprint(&diags, &sources);
         Failure::User
     })?;
-    let family = crate::tune_cmd::family_of(&module.name).ok_or_else(|| {
-        say!(
-            "error: {}: no CPU reference is named like {}",
-            file.display(),
-            module.name
-        );
-        Failure::User
-    })?;
+    let check = match (&p.check, p.verify.as_deref()) {
+        (Some(c), _) => BenchCheck::Command(CheckCommand::parse(c).map_err(|e| {
+            say!("error: program {}: check = {e}", p.file);
+            Failure::User
+        })?),
+        (None, Some(v)) => match crate::output_check::parse_verify(v) {
+            Ok(VerifyArg::Family(f)) => BenchCheck::Family(f),
+            Ok(VerifyArg::None) => BenchCheck::Unchecked,
+            Err(e) => {
+                say!("error: program {}: verify = {e}", p.file);
+                return Err(Failure::User);
+            }
+        },
+        (None, None) => BenchCheck::Family(crate::tune_cmd::family_of(&module.name).ok_or_else(
+            || {
+                say!(
+                    "error: {}: no CPU reference is named like {}: give the program verify = \"FAMILY\", check = \"CMD {{graph}} {{output}}\" or verify = \"none\" in the suite",
+                    file.display(),
+                    module.name
+                );
+                Failure::User
+            },
+        )?),
+    };
     let mut sets = Vec::new();
     let mut needs = None;
     for s in suite.sets_of(p) {
@@ -528,7 +600,7 @@ fn prepare(
     let needs = needs.unwrap_or_else(|| irgl_cuda::graph_needs(&module));
     Ok(Prepared {
         name: module.name.clone(),
-        family,
+        check,
         needs,
         exes: vec![None; sets.len()],
         sets,

@@ -49,9 +49,14 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     pub weights_seed: u64,
     /// After the run, compare the outputs with this CPU reference (bfs, sssp, cc, pr, tc,
-    /// mis or mst) on the graph the program ran on.
-    #[arg(long, value_name = "FAMILY", value_parser = crate::verify_cmd::parse_program)]
-    pub verify: Option<irgl_graph::verify::Program>,
+    /// mis or mst) on the graph the program ran on (`none`: no check, the default).
+    #[arg(long, value_name = "FAMILY|none", value_parser = crate::output_check::parse_verify, conflicts_with = "check")]
+    pub verify: Option<crate::output_check::VerifyArg>,
+    /// After the run, check the outputs with this command instead: `{graph}` and `{output}`
+    /// are replaced by the paths of the graph the program read and of its output file; its
+    /// exit status is the verdict (0: correct).
+    #[arg(long, value_name = "CMD", value_parser = crate::output_check::CheckCommand::parse)]
+    pub check: Option<crate::output_check::CheckCommand>,
     #[command(flatten)]
     pub opts: OptArgs,
     /// Flags for the program itself (its params, `--output`, ...), after `--`.
@@ -204,6 +209,15 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     let exe = crate::build_cache::build_single(&program_name(&args.file), &cu_text, &arch, false)?;
     let graph = prepare_graph(&args.graph, &needs, args.weights_seed)?;
     refuse_inputs(&outputs, &[&graph])?;
+    if graph != args.graph {
+        // Where a checker of the user's own finds the graph the program read.
+        say!(
+            "note: the program reads {} ({} of {})",
+            graph.display(),
+            conversion_of(&needs),
+            args.graph.display()
+        );
+    }
     let mut cmd = std::process::Command::new(&exe);
     cmd.arg(&graph).args(&args.program_args);
     if !args.program_args.iter().any(|a| a.starts_with("--output")) {
@@ -218,7 +232,24 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
         Some(c) => return Ok(ExitCode::from(u8::try_from(c).unwrap_or(1))),
         None => return Ok(ExitCode::from(1)),
     }
-    let Some(family) = args.verify else {
+    if let Some(c) = &args.check {
+        // No time limit: the user runs their own check, as they would by hand.
+        return match c.check(&graph, Path::new(&output), std::time::Duration::MAX) {
+            Ok((true, _)) => {
+                crate::print_out("match (the check command accepted the output)\n");
+                Ok(ExitCode::SUCCESS)
+            }
+            Ok((false, why)) => {
+                crate::print_out(&format!("MISMATCH: {}\n", why.join("; ")));
+                Ok(ExitCode::from(1))
+            }
+            Err(e) => {
+                say!("error: {e}");
+                Ok(ExitCode::from(1))
+            }
+        };
+    }
+    let Some(crate::output_check::VerifyArg::Family(family)) = args.verify else {
         return Ok(ExitCode::SUCCESS);
     };
     Ok(crate::verify_cmd::run(crate::verify_cmd::VerifyArgs {
@@ -230,6 +261,24 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
             keep_ids: false,
         },
     }))
+}
+
+/// What [`prepare_graph`] made of an input for a program that needs `needs`, for messages.
+fn conversion_of(needs: &irgl_cuda::GraphNeeds) -> String {
+    if needs.mesh {
+        return "the exactly Delaunay .mesh".to_string();
+    }
+    let mut parts = vec!["the .gr"];
+    if needs.symmetric {
+        parts.push("symmetrized");
+    }
+    if needs.simple {
+        parts.push("without self-loops and parallel edges");
+    }
+    if needs.weights {
+        parts.push("weighted where it had no weights");
+    }
+    parts.join(", ")
 }
 
 /// The graph as the program needs it: a `.gr` file, symmetrized and weighted if the program

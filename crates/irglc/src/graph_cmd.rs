@@ -99,6 +99,10 @@ pub struct ConvertArgs {
     /// Where to write the .gr file.
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Convert as this program reads its graph (the graph `irglc run` gives it): symmetrized,
+    /// simple and weighted (seed 1, or --weights) as its `graph` declaration asks.
+    #[arg(long = "for", value_name = "PROGRAM.irgl")]
+    pub for_program: Option<PathBuf>,
     #[command(flatten)]
     pub input_options: InputOptions,
     #[command(flatten)]
@@ -336,13 +340,48 @@ fn transform_and_write(g: Csr, t: &TransformArgs, out: &Path) -> Result<Csr, Gra
     Ok(g)
 }
 
+/// The transformations that make a graph what `program` reads (as `irglc run` converts it),
+/// on top of those asked for.
+fn transform_for(program: &Path, asked: &TransformArgs) -> Result<TransformArgs, GraphError> {
+    let mut sources = irgl_diagnostics::SourceMap::new();
+    let needs = crate::compile_file(
+        &mut sources,
+        &program.to_path_buf(),
+        &irgl_opt::OptConfig::default(),
+    )
+    .map_err(|_| {
+        GraphError::Invalid(format!(
+            "--for {}: the program does not compile (above)",
+            program.display()
+        ))
+    })?
+    .needs;
+    if needs.mesh {
+        return Err(GraphError::Invalid(format!(
+            "--for {}: the program reads a mesh, not a graph: convert its input with irglc mesh convert",
+            program.display()
+        )));
+    }
+    Ok(TransformArgs {
+        symmetrize: asked.symmetrize || needs.symmetric,
+        drop_self_loops: asked.drop_self_loops || needs.simple,
+        dedup: asked.dedup || needs.simple,
+        // `irglc run` weighs a graph without weights with seed 1 (--weights-seed).
+        weights: asked.weights.or(needs.weights.then_some(1)),
+    })
+}
+
 fn convert(args: ConvertArgs) -> Result<ExitCode, GraphError> {
     refuse_inputs(&[&args.output], &[&args.input])?;
     out_format(&args.output)?;
+    let transform = match &args.for_program {
+        Some(p) => transform_for(p, &args.transform)?,
+        None => args.transform.clone(),
+    };
     let start = Instant::now();
     let (g, format) = load_graph(&args.input, &args.input_options)?;
     let read_s = start.elapsed().as_secs_f64();
-    let g = transform_and_write(g, &args.transform, &args.output)?;
+    let g = transform_and_write(g, &transform, &args.output)?;
     let total = start.elapsed().as_secs_f64();
     say!(
         "converted {} ({}) to {}: {} nodes, {} edges{} in {total:.2} s (read {read_s:.2} s), {:.3e} edges/s",

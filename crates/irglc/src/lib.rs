@@ -23,6 +23,7 @@ mod build_cmd;
 mod graph_cmd;
 mod mesh_cmd;
 mod opts;
+mod output_check;
 mod peer;
 pub mod process;
 mod report;

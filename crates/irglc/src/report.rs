@@ -19,7 +19,15 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
             .filter(|s| sources.get(s.file).is_some())
             .map(|s| (s.file, s.range()));
         let Some(anchor) = primary else {
-            out.extend_from_slice(format!("{kind}[{}]: {}\n", d.code, d.message).as_bytes());
+            // Without a place in the source: the message, then its notes and help.
+            let mut text = format!("{kind}[{}]: {}\n", d.code, d.message);
+            for note in &d.notes {
+                text.push_str(&format!("  = note: {note}\n"));
+            }
+            if let Some(help) = &d.help {
+                text.push_str(&format!("  = help: {help}\n"));
+            }
+            out.extend_from_slice(text.as_bytes());
             continue;
         };
         let config = Config::default()

@@ -22,6 +22,7 @@ use irgl_tune::{
     search, to_csv, to_json, to_svg, variants,
 };
 
+use crate::output_check::{CheckCommand, VerifyArg};
 use crate::tune_run::{RunSpec, run_variant};
 use crate::{Failure, load, report};
 
@@ -51,9 +52,16 @@ pub struct TuneArgs {
     pub timeout: f64,
     /// The CPU reference that checks the outputs (bfs, sssp, cc, pr, tc, mis, mst,
     /// traverse; default: the one the program is named after, as sssp for sssp-nf; a mesh
-    /// program named dmr is checked by its refined mesh).
-    #[arg(long, value_name = "FAMILY", value_parser = crate::verify_cmd::parse_program)]
-    pub verify: Option<Program>,
+    /// program named dmr is checked by its refined mesh), or `none`: time the variants
+    /// without checking their outputs (the report says so).
+    #[arg(long, value_name = "FAMILY|none", value_parser = crate::output_check::parse_verify, conflicts_with = "check")]
+    pub verify: Option<VerifyArg>,
+    /// Check each output with this command instead of a CPU reference (a program of your
+    /// own): `{graph}` and `{output}` are replaced by the paths of the graph the program read
+    /// and of its output file; exit status 0 means correct, and otherwise the first line the
+    /// command prints is the reason.
+    #[arg(long, value_name = "CMD", value_parser = CheckCommand::parse)]
+    pub check: Option<CheckCommand>,
     /// Seed of the weights added when the program reads edge weights and a graph has none.
     #[arg(long, default_value_t = 1)]
     pub weights_seed: u64,
@@ -200,33 +208,10 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         Failure::User
     })?;
     report::eprint(&warnings, &sources);
-    let family = match (args.verify, measure) {
-        (_, false) => None,
-        // A mesh program's output is a refined mesh: `irglc verify --program dmr` checks it.
-        (None, true) if module.graph.mesh && is_dmr(&module.name) => Some(Check::Refinement),
-        (Some(f), true) if module.graph.mesh => {
-            say!(
-                "error: --verify {}: {} takes a mesh, not a graph; its refined mesh is checked as dmr's (irglc verify --program dmr)",
-                f.name(),
-                module.name
-            );
-            return Err(Failure::User);
-        }
-        (None, true) if module.graph.mesh => {
-            say!(
-                "error: {} takes a mesh, and only dmr (a program named dmr or dmr-...) has a CPU check of its output mesh",
-                module.name
-            );
-            return Err(Failure::User);
-        }
-        (Some(f), true) => Some(Check::Graph(f)),
-        (None, true) => Some(Check::Graph(family_of(&module.name).ok_or_else(|| {
-            say!(
-                "error: no CPU reference is named like {}: name the one that checks its outputs with --verify (bfs, sssp, cc, pr, tc, mis, mst, traverse)",
-                module.name
-            );
-            Failure::User
-        })?)),
+    let family = if measure {
+        Some(output_check_of(args, &module)?)
+    } else {
+        None
     };
     let d = dimensions(&module, &opts);
     let vs = variants(&d);
@@ -339,20 +324,18 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let mut loaded = Vec::new();
     for path in &args.graphs {
         let gr = crate::build_cmd::prepare_graph(path, &needs, args.weights_seed)?;
-        let input = match family {
+        let fail = |e: irgl_graph::GraphError| {
+            say!("error: {e}");
+            Failure::User
+        };
+        // What the check needs of the input: a CPU reference the graph, dmr's the mesh.
+        let input = match &family {
             Check::Graph(family) => Input::Graph(
-                family,
-                crate::graph_cmd::load_graph(&gr, &input)
-                    .map_err(|e| {
-                        say!("error: {e}");
-                        Failure::User
-                    })?
-                    .0,
+                *family,
+                crate::graph_cmd::load_graph(&gr, &input).map_err(fail)?.0,
             ),
-            Check::Refinement => Input::Mesh(crate::mesh_cmd::read_mesh(&gr).map_err(|e| {
-                say!("error: {e}");
-                Failure::User
-            })?),
+            Check::Refinement => Input::Mesh(crate::mesh_cmd::read_mesh(&gr).map_err(fail)?),
+            Check::Command(_) | Check::Unchecked => Input::Path,
         };
         loaded.push((gr, input));
     }
@@ -361,21 +344,16 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         targets.push(Target {
             program: &module.name,
             key: graph_key(gr)?,
-            check: format!(
-                "{} (irglc {})",
-                match input {
-                    Input::Graph(family, _) => family.name(),
-                    Input::Mesh(_) => "dmr refinement",
-                },
-                env!("CARGO_PKG_VERSION")
-            ),
+            check: family.identity(),
             graph: gr.clone(),
-            reference: match input {
-                Input::Graph(family, csr) => Reference::Graph {
+            reference: match (input, &family) {
+                (Input::Graph(family, csr), _) => Reference::Graph {
                     family: *family,
                     verifier: irgl_graph::verify::Verifier::new(csr),
                 },
-                Input::Mesh(mesh) => Reference::Refinement { input: mesh },
+                (Input::Mesh(mesh), _) => Reference::Refinement { input: mesh },
+                (Input::Path, Check::Command(c)) => Reference::Command(c),
+                (Input::Path, _) => Reference::Unchecked,
             },
             name,
             out_dir: &out_dir,
@@ -452,7 +430,15 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         }
     }
     let ranking = rank(&ms, &vs[0].name);
-    crate::print_out(&report_text(&module.name, &args.file, &vs, &ms, &ranking));
+    let check = family.describe();
+    crate::print_out(&report_text(
+        &module.name,
+        &args.file,
+        &check,
+        &vs,
+        &ms,
+        &ranking,
+    ));
     let write = |name: &str, text: String| {
         let path = out_dir.join(name);
         irgl_files::write_bytes(&path, text.as_bytes()).map_err(|e| {
@@ -460,8 +446,8 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             Failure::User
         })
     };
-    write("results.json", to_json(&module.name, &ms, &ranking))?;
-    write("results.csv", to_csv(&ms))?;
+    write("results.json", to_json(&module.name, &check, &ms, &ranking))?;
+    write("results.csv", to_csv(&ms, &check))?;
     write("speedups.svg", to_svg(&module.name, &ranking))?;
     say!(
         "results: {}, {} and {}",
@@ -477,18 +463,87 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
 }
 
 /// How a tuning run checks the outputs of its runs.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Check {
     /// Against the CPU reference of a graph program family.
     Graph(Program),
     /// The refined mesh against the mesh it refined (dmr).
     Refinement,
+    /// By the user's command (`--check`).
+    Command(CheckCommand),
+    /// Not at all (`--verify none`).
+    Unchecked,
+}
+
+impl Check {
+    /// What identifies the check in the measurement cache.
+    fn identity(&self) -> String {
+        let what = match self {
+            Check::Graph(family) => family.name().to_string(),
+            Check::Refinement => "dmr refinement".to_string(),
+            Check::Command(c) => c.identity(),
+            Check::Unchecked => "none".to_string(),
+        };
+        format!("{what} (irglc {})", env!("CARGO_PKG_VERSION"))
+    }
+
+    /// How the outputs were checked, for the reports.
+    fn describe(&self) -> String {
+        match self {
+            Check::Graph(family) => {
+                format!("checked against the CPU reference of {}", family.name())
+            }
+            Check::Refinement => {
+                "checked as refinements of their input meshes (irglc verify --program dmr)"
+                    .to_string()
+            }
+            Check::Command(c) => format!("checked by `{}`", c.template),
+            Check::Unchecked => "NOT CHECKED (--verify none): ranked by time alone".to_string(),
+        }
+    }
+}
+
+/// How `args` ask to check the outputs of `module`: a CPU reference (named, or the one the
+/// program is named after), dmr's mesh check, the user's command, or none; or why none fits.
+fn output_check_of(args: &TuneArgs, module: &irgl_ir::Module) -> Result<Check, Failure> {
+    let hint = "name the CPU reference that checks its outputs with --verify FAMILY (bfs, sssp, cc, pr, tc, mis, mst, traverse), check them with your own command (--check 'CMD {graph} {output}', exit status 0 = correct), or time without checking (--verify none)";
+    match (&args.check, args.verify) {
+        (Some(c), _) => Ok(Check::Command(c.clone())),
+        (None, Some(VerifyArg::None)) => Ok(Check::Unchecked),
+        // A mesh program's output is a refined mesh: `irglc verify --program dmr` checks it.
+        (None, None) if module.graph.mesh && is_dmr(&module.name) => Ok(Check::Refinement),
+        (None, Some(VerifyArg::Family(f))) if module.graph.mesh => {
+            say!(
+                "error: --verify {}: {} takes a mesh, not a graph; its refined mesh is checked as dmr's (irglc verify --program dmr), or by --check",
+                f.name(),
+                module.name
+            );
+            Err(Failure::User)
+        }
+        (None, None) if module.graph.mesh => {
+            say!(
+                "error: {} takes a mesh, and only dmr (a program named dmr or dmr-...) has a CPU check of its output mesh: check it with --check 'CMD {{graph}} {{output}}', or time it with --verify none",
+                module.name
+            );
+            Err(Failure::User)
+        }
+        (None, Some(VerifyArg::Family(f))) => Ok(Check::Graph(f)),
+        (None, None) => family_of(&module.name).map(Check::Graph).ok_or_else(|| {
+            say!(
+                "error: no CPU reference is named like {}: {hint}",
+                module.name
+            );
+            Failure::User
+        }),
+    }
 }
 
 /// An input as read for its check.
 enum Input {
     Graph(Program, irgl_graph::Csr),
     Mesh(irgl_graph::mesh::Mesh),
+    /// Only its path (the user's command, or no check).
+    Path,
 }
 
 /// What a target's outputs are checked against.
@@ -500,6 +555,8 @@ enum Reference<'a> {
     Refinement {
         input: &'a irgl_graph::mesh::Mesh,
     },
+    Command(&'a CheckCommand),
+    Unchecked,
 }
 
 /// One graph (or mesh) of a tuning run.
@@ -661,7 +718,7 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
     let output = irgl_files::names::with_added_extension(&base, "out");
     let mesh_output = irgl_files::names::with_added_extension(&base, "mesh");
     let mesh_args = match &t.reference {
-        Reference::Graph { .. } => Vec::new(),
+        Reference::Graph { .. } | Reference::Command(_) | Reference::Unchecked => Vec::new(),
         Reference::Refinement { .. } => vec![
             "--mesh-output".to_string(),
             mesh_output.display().to_string(),
@@ -682,6 +739,14 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
         (Ok(r), Reference::Refinement { input }) => {
             check_refinement(input, &mesh_output, r.times_ms)
         }
+        (Ok(r), Reference::Command(c)) => outcome(
+            c.check(&t.graph, &output, spec.timeout),
+            "the check command rejected it",
+            r.times_ms,
+        ),
+        (Ok(r), Reference::Unchecked) => Outcome::Ok {
+            times_ms: r.times_ms,
+        },
         (Err(o), _) => o,
     }
 }
@@ -698,7 +763,7 @@ fn check_refinement(input: &irgl_graph::mesh::Mesh, output: &Path, times_ms: Vec
 
 /// A run's outcome from its check: whether the output was accepted and the mismatches found
 /// (`otherwise` when none is named), or why it could not be checked.
-fn outcome(
+pub(crate) fn outcome(
     verdict: Result<(bool, Vec<String>), String>,
     otherwise: &str,
     times_ms: Vec<f64>,
@@ -748,11 +813,12 @@ fn describe(o: &Outcome) -> String {
 fn report_text(
     program: &str,
     file: &Path,
+    check: &str,
     vs: &[irgl_tune::Variant],
     ms: &[Measurement],
     ranking: &Ranking,
 ) -> String {
-    let mut out = String::new();
+    let mut out = format!("outputs {check}\n");
     let width = vs.iter().map(|v| v.name.len()).max().unwrap_or(0).max(7);
     for (graph, placed) in &ranking.graphs {
         let _ = writeln!(

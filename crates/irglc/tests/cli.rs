@@ -530,9 +530,11 @@ fn tune_measures_checks_and_ranks_the_variants() {
     );
     // The result files.
     let csv = std::fs::read_to_string(results.join("results.csv")).unwrap();
-    assert!(csv.starts_with("variant,graph,outcome,median_ms,runs,options,detail\n"));
+    assert!(csv.starts_with("variant,graph,outcome,median_ms,runs,options,detail,check\n"));
     assert!(
-        csv.contains("\nfg,path,ok,1,3,--block-size 256 --nested fg,\n"),
+        csv.contains(
+            "\nfg,path,ok,1,3,--block-size 256 --nested fg,,checked against the CPU reference of bfs\n"
+        ),
         "{csv}"
     );
     assert!(csv.contains("\noutline,path,timeout,,0,"), "{csv}");

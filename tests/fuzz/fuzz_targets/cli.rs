@@ -46,7 +46,8 @@ fn scratch() -> &'static PathBuf {
 const PROGRAM: &str = include_str!("../../../programs/bfs.irgl");
 const SSSP: &str = include_str!("../../../programs/sssp-nf.irgl");
 const MTX: &str = "%%MatrixMarket matrix coordinate pattern general\n4 4 4\n1 2\n2 3\n3 4\n4 1\n";
-const OUTPUT: &str = "irgl-output 1\nprogram bfs\nnodes 4\nedges 4\nparam src 0\nnode level u32\n0\n1\n2\n3\n";
+const OUTPUT: &str =
+    "irgl-output 1\nprogram bfs\nnodes 4\nedges 4\nparam src 0\nnode level u32\n0\n1\n2\n3\n";
 const RECORDS: &str = r#"{"suite":"s","gpu":"G","driver":null,"irglc":"0.1.0","started":1,"runs":2,
 "records":[{"program":"bfs","graph":"g","set":"b","options":"","outcome":"ok","times_ms":[1.0,2.0],"median_ms":1.5}]}"#;
 
@@ -77,7 +78,10 @@ fn write_made_inputs() {
             &["mesh", "generate", "--triangles", "40", "-o", "base.mesh"][..],
             &["mesh", "convert", "base.mesh", "-o", "base.node"][..],
         ] {
-            assert_eq!(run(args.iter().map(|a| a.to_string()).collect()), ExitCode::SUCCESS);
+            assert_eq!(
+                run(args.iter().map(|a| a.to_string()).collect()),
+                ExitCode::SUCCESS
+            );
         }
     });
     for (from, to) in [
@@ -224,14 +228,34 @@ impl Gen<'_, '_> {
         for _ in 0..n {
             match self.u.int_in_range(0..=18u8).unwrap_or(0) {
                 0 => self.opt("--block-size", &["32", "128", "256", "100", "2048"]),
-                1 => self.opt("--nested", &["serial", "tb", "tb+wp+fg", "vw8+fg", "eb", "fg+serial", "vw3"]),
-                2 => self.opt("--nested-at", &["bfs.loop1=tb", "bfs.e=wp", "x.loop0=fg", "bfs.loop0=tb"]),
+                1 => self.opt(
+                    "--nested",
+                    &[
+                        "serial",
+                        "tb",
+                        "tb+wp+fg",
+                        "vw8+fg",
+                        "eb",
+                        "fg+serial",
+                        "vw3",
+                    ],
+                ),
+                2 => self.opt(
+                    "--nested-at",
+                    &["bfs.loop1=tb", "bfs.e=wp", "x.loop0=fg", "bfs.loop0=tb"],
+                ),
                 3 => self.opt("--tb-threshold", &["0", "64", "4096"]),
                 4 => self.opt("--warp-threshold", &["0", "8", "32"]),
                 5 => self.opt("--aggregate", &["none", "thread", "warp", "block"]),
-                6 => self.opt("--aggregate-at", &["bfs.push0=block", "bfs.add0=warp", "bfs.push9=warp"]),
+                6 => self.opt(
+                    "--aggregate-at",
+                    &["bfs.push0=block", "bfs.add0=warp", "bfs.push9=warp"],
+                ),
                 7 => self.opt("--outline", &["none", "outer", "r0", "r0,s1", "r99"]),
-                8 => self.opt("--outline-grid", &["resident", "sm", "4sm", "33sm", "1", "0"]),
+                8 => self.opt(
+                    "--outline-grid",
+                    &["resident", "sm", "4sm", "33sm", "1", "0"],
+                ),
                 9 => self.opt("--async", &["none", "all", "sssp_nf", "bfs"]),
                 10 => self.opt("--grid", &["resident", "items"]),
                 11 => self.opt("--async-grid", &["sm", "resident", "2sm"]),
@@ -305,7 +329,9 @@ impl Gen<'_, '_> {
                 self.push_input();
                 self.opt("--arch", &["sm_90"]);
                 if self.flag() {
-                    self.opt("--verify", &["bfs", "sssp", "dmr"]);
+                    self.opt("--verify", &["bfs", "sssp", "dmr", "none"]);
+                } else if self.flag() {
+                    self.opt("--check", &["true {output}", "exit 1 {output}"]);
                 }
                 self.opt_flags();
                 if self.flag() {
@@ -322,6 +348,12 @@ impl Gen<'_, '_> {
                 self.push_output();
                 if self.flag() {
                     self.opt("--format", &["gr", "mtx", "snap", "dimacs", "metis"]);
+                }
+                if self.flag() {
+                    self.opt(
+                        "--for",
+                        &["p.irgl", "sssp-nf.irgl", "missing.irgl", "g.mtx"],
+                    );
                 }
                 if self.flag() {
                     self.push("--keep-ids");
@@ -412,7 +444,10 @@ impl Gen<'_, '_> {
             }
             13 => {
                 self.push("verify");
-                self.opt("--program", &["bfs", "sssp", "cc", "pr", "tc", "mis", "mst", "dmr"]);
+                self.opt(
+                    "--program",
+                    &["bfs", "sssp", "cc", "pr", "tc", "mis", "mst", "dmr"],
+                );
                 if self.flag() {
                     self.push("--graph");
                     self.push_input();
@@ -444,7 +479,16 @@ impl Gen<'_, '_> {
                     match self.u.int_in_range(0..=11u8).unwrap_or(0) {
                         0 => self.opt("--runs", &["1", "3"]),
                         1 => self.opt("--timeout", &["0.5", "10"]),
-                        2 => self.opt("--verify", &["bfs", "sssp"]),
+                        2 => {
+                            if self.flag() {
+                                self.opt("--verify", &["bfs", "sssp", "none"]);
+                            } else {
+                                self.opt(
+                                    "--check",
+                                    &["true {output}", "false {graph} {output}", "true"],
+                                );
+                            }
+                        }
                         3 => self.opt("--out", &["t", "p.irgl", "d/t"]),
                         4 => self.opt("--jobs", &["1", "2"]),
                         5 => self.opt("--block-sizes", &["128,256", "64", "0"]),
@@ -509,7 +553,10 @@ impl Gen<'_, '_> {
         }
         let graphs = self.u.int_in_range(0..=2u8).unwrap_or(1);
         for i in 0..graphs {
-            s.push_str(&format!("[[graph]]\nname = \"{}\"\n", ["g", "r"][i as usize % 2]));
+            s.push_str(&format!(
+                "[[graph]]\nname = \"{}\"\n",
+                ["g", "r"][i as usize % 2]
+            ));
             match self.u.int_in_range(0..=2u8).unwrap_or(0) {
                 0 => {
                     let p = self.input();
@@ -552,6 +599,14 @@ impl Gen<'_, '_> {
             if self.flag() {
                 s.push_str("args = [\"--src\", \"1\"]\n");
             }
+            match self.u.int_in_range(0..=3u8).unwrap_or(0) {
+                0 => {
+                    let v = self.value(&["none", "bfs", "sssp"]);
+                    s.push_str(&format!("verify = {}\n", toml_string(&v)));
+                }
+                1 => s.push_str("check = \"true {output}\"\n"),
+                _ => {}
+            }
         }
         if self.flag() {
             s.push_str("[gapbs]\npath = \"missing\"\n");
@@ -566,7 +621,9 @@ fn toml_string(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
             c => out.push(c),
         }
     }
