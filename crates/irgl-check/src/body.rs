@@ -1727,6 +1727,9 @@ impl<'c, 'p> Body<'c, 'p> {
             "circumcenter" => Some(Builtin::Circumcenter),
             "min_angle" => Some(Builtin::MinAngle),
             "point" => Some(Builtin::MakePoint),
+            "popc" => Some(Builtin::Popc),
+            "ffs" => Some(Builtin::Ffs),
+            "clz" => Some(Builtin::Clz),
             _ => None,
         };
         if let Some(b) = builtin {
@@ -1775,7 +1778,9 @@ impl<'c, 'p> Body<'c, 'p> {
                 "atomicSub",
                 "atomicXor",
                 "circumcenter",
+                "clz",
                 "fabs",
+                "ffs",
                 "incircle",
                 "max",
                 "midpoint",
@@ -1783,14 +1788,16 @@ impl<'c, 'p> Body<'c, 'p> {
                 "min_angle",
                 "orient",
                 "point",
+                "popc",
                 "split_point",
                 "sqrt",
             ];
             match similar(name, known) {
                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
                 None => d.with_help(
-                    "the functions are `min`, `max`, `abs`, `sqrt`, `fabs`, the atomic \
-                     functions (`atomicAdd`, `atomicMin`, ...) and the point functions \
+                    "the functions are `min`, `max`, `abs`, `sqrt`, `fabs`, the bit functions \
+                     `popc`, `ffs`, `clz`, the atomic functions (`atomicAdd`, `atomicMin`, ...) \
+                     and the point functions \
                      (`point`, `orient`, `incircle`, `midpoint`, `split_point`, `circumcenter`, \
                      `min_angle`)",
                 ),
@@ -1823,6 +1830,9 @@ impl<'c, 'p> Body<'c, 'p> {
                 return None;
             }
             match b {
+                _ if b.is_bit_count() && !matches!(t, Ty::U32 | Ty::U64) => {
+                    Some("an unsigned integer (`u32` or `u64`)")
+                }
                 Builtin::Min | Builtin::Max if !t.is_numeric() => Some("numbers"),
                 Builtin::Abs if !(t.is_signed() || t.is_float()) => {
                     Some("a signed integer or a float")
@@ -1833,6 +1843,8 @@ impl<'c, 'p> Body<'c, 'p> {
         };
         let arg_expected = match b {
             Builtin::Sqrt | Builtin::Fabs => expected.filter(|t| t.is_float()),
+            // The result is `u32` whatever the argument: a literal argument is a `u32` too.
+            _ if b.is_bit_count() => Some(Ty::U32).filter(|_| lit_kind(&args[0]).is_some()),
             _ => expected.filter(|t| t.is_numeric()),
         };
         let (first, second) = match args {
@@ -1851,11 +1863,16 @@ impl<'c, 'p> Body<'c, 'p> {
                     .with_label(first.span, format!("this is `{t1}`"));
             if t1.is_integer() && matches!(b, Builtin::Abs) {
                 d = d.with_help("an unsigned value is its own absolute value");
+            } else if b.is_bit_count() && t1.is_integer() {
+                d = d.with_help("convert it: `(...) as u32`, or `as u64`");
             } else if t1.is_numeric() {
                 d = d.with_help("convert it: `(...) as f64`, or `as f32`");
             }
             self.report(d);
             return Ty::Error;
+        }
+        if b.is_bit_count() {
+            return Ty::U32;
         }
         let Some(second) = second else { return t1 };
         let t2 = self.expr(second, Some(t1));

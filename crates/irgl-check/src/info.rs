@@ -382,9 +382,22 @@ pub enum Builtin {
     PointX,
     /// `p.y`: `f64`
     PointY,
+    /// `popc(x)`: `u32`, the number of set bits of a `u32` or `u64`.
+    Popc,
+    /// `ffs(x)`: `u32`, one plus the index of the lowest set bit of a `u32` or `u64` (bit 0
+    /// gives 1), 0 when `x` is 0 (as CUDA's `__ffs` and POSIX `ffs`).
+    Ffs,
+    /// `clz(x)`: `u32`, the number of zero bits above the highest set bit of a `u32` (0 to 32)
+    /// or `u64` (0 to 64).
+    Clz,
 }
 
 impl Builtin {
+    /// The bit functions: one `u32` or `u64` argument, a `u32` result.
+    pub fn is_bit_count(self) -> bool {
+        matches!(self, Builtin::Popc | Builtin::Ffs | Builtin::Clz)
+    }
+
     /// The point functions: fixed parameter types and result.
     pub fn geometry_signature(self) -> Option<(&'static [Ty], Ty)> {
         Some(match self {

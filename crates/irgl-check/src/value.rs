@@ -315,6 +315,22 @@ impl Evaluator<'_> {
                     (Builtin::Abs, [V::Int(a)]) => self.int(e, a.abs()),
                     (Builtin::Abs | Builtin::Fabs, [V::Float(a)]) => self.float(e, a.abs()),
                     (Builtin::Sqrt, [V::Float(a)]) => self.float(e, a.sqrt()),
+                    (Builtin::Popc | Builtin::Ffs | Builtin::Clz, [V::Int(a)]) => {
+                        let bits = if self.ty(&args[0])? == Ty::U64 {
+                            64
+                        } else {
+                            32
+                        };
+                        // Unsigned: the value's bits as they are.
+                        let x = *a as u64;
+                        let r = match b {
+                            Builtin::Popc => x.count_ones(),
+                            Builtin::Ffs if x == 0 => 0,
+                            Builtin::Ffs => x.trailing_zeros() + 1,
+                            _ => x.leading_zeros() - (64 - bits),
+                        };
+                        self.int(e, i128::from(r))
+                    }
                     _ => Err(EvalError::Quiet),
                 }
             }

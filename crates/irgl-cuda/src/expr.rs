@@ -300,6 +300,16 @@ impl<'a> Exprs<'a> {
             Builtin::MakePoint => format!("irgl::make_point({})", a.join(", ")),
             Builtin::PointX => format!("irgl::point_x({})", a[0]),
             Builtin::PointY => format!("irgl::point_y({})", a[0]),
+            Builtin::Popc | Builtin::Ffs | Builtin::Clz => {
+                // The overload of the argument's own type (u32 or u64).
+                let f = match b {
+                    Builtin::Popc => "popc",
+                    Builtin::Ffs => "ffs",
+                    _ => "clz",
+                };
+                let t = c_type(self.ty(args[0]));
+                format!("irgl::{f}(static_cast<{t}>({}))", a[0])
+            }
         }
     }
 }

@@ -584,6 +584,9 @@ fn reduction_name(r: Reduction) -> &'static str {
 
 fn builtin_name(b: Builtin) -> &'static str {
     match b {
+        Builtin::Popc => "popc",
+        Builtin::Ffs => "ffs",
+        Builtin::Clz => "clz",
         Builtin::Min => "min",
         Builtin::Max => "max",
         Builtin::Abs => "abs",

@@ -1085,6 +1085,14 @@ impl<'a> Verifier<'a> {
                     if args.len() != n {
                         self.err(format!("{b:?} with {} arguments", args.len()));
                     }
+                    if b.is_bit_count() {
+                        if let Some(Some(t)) = operands.first()
+                            && !matches!(t, Ty::U32 | Ty::U64)
+                        {
+                            self.err(format!("{b:?} of a {t}"));
+                        }
+                        self.compatible(Ty::U32, ty, "result");
+                    }
                 }
             }
             ExprKind::ArrayElement { array, .. } => {

@@ -4,7 +4,8 @@
 // - atomic_add/sub/min/max/exch/cas/or/and/xor(T* place, T value...): the IrGL atomics; each
 //   returns the old value. CUDA lacks some of these for some types (atomicAdd on long long,
 //   atomicSub on 64-bit, atomicMin/Max on floats); they are built from the ones it has.
-// - min_of, max_of, abs_of: the IrGL built-ins on one type.
+// - min_of, max_of, abs_of: the IrGL built-ins on one type; popc, ffs, clz: the bit
+//   built-ins on u32 (uint32_t) and u64 (unsigned long long), host and device.
 // - host_degree/host_dst/host_begin/host_end: graph queries from `main` (host memory).
 // - check_node: validates a node id given by the user (Initial items), exits 1 if bad.
 #pragma once
@@ -98,6 +99,54 @@ __host__ __device__ __forceinline__ T max_of(T a, T b) {
 template <class T>
 __host__ __device__ __forceinline__ T abs_of(T a) {
   return a < T(0) ? T(-a) : a;
+}
+
+// ---------------------------------------------------------------- bit built-ins
+
+/// The number of set bits.
+__host__ __device__ __forceinline__ uint32_t popc(uint32_t x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<uint32_t>(__popc(x));
+#else
+  return static_cast<uint32_t>(__builtin_popcount(x));
+#endif
+}
+__host__ __device__ __forceinline__ uint32_t popc(unsigned long long x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<uint32_t>(__popcll(x));
+#else
+  return static_cast<uint32_t>(__builtin_popcountll(x));
+#endif
+}
+/// One plus the index of the lowest set bit; 0 for 0.
+__host__ __device__ __forceinline__ uint32_t ffs(uint32_t x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<uint32_t>(__ffs(static_cast<int>(x)));
+#else
+  return static_cast<uint32_t>(__builtin_ffs(static_cast<int>(x)));
+#endif
+}
+__host__ __device__ __forceinline__ uint32_t ffs(unsigned long long x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<uint32_t>(__ffsll(static_cast<long long>(x)));
+#else
+  return static_cast<uint32_t>(__builtin_ffsll(static_cast<long long>(x)));
+#endif
+}
+/// The number of zero bits above the highest set bit (32 or 64 for 0).
+__host__ __device__ __forceinline__ uint32_t clz(uint32_t x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<uint32_t>(__clz(static_cast<int>(x)));
+#else
+  return x == 0 ? 32u : static_cast<uint32_t>(__builtin_clz(x));
+#endif
+}
+__host__ __device__ __forceinline__ uint32_t clz(unsigned long long x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<uint32_t>(__clzll(static_cast<long long>(x)));
+#else
+  return x == 0 ? 64u : static_cast<uint32_t>(__builtin_clzll(x));
+#endif
 }
 
 // ---------------------------------------------------------------- host graph queries
