@@ -30,6 +30,43 @@ __global__ void warp_scan(uint32_t salt, unsigned long long* excl, unsigned long
   }
 }
 
+/// Checked indices (local.cuh): thread t reads p[t] through checked_index over n elements,
+/// writes what it read, and checks a list of ids; `out` gets the index each got back.
+__global__ void checked(const uint32_t* p, uint32_t n, uint64_t* out, irgl::DeviceError* e) {
+  const uint32_t t = threadIdx.x;
+  const uint64_t i = irgl::checked_index(t, n, e, 0x18005u);
+  out[t] = i + 1000u * (p[i] == (i == t ? t : 0u) ? 0u : 1u);
+  if (t == 0) {
+    uint32_t ids[4] = {1, n + 7, 2, n + 9};
+    uint32_t (&checked_ids)[4] = irgl::checked_ids(ids, 4, n, e, 0x28006u);
+    out[blockDim.x] = checked_ids[0] + 10u * checked_ids[1] + 100u * checked_ids[2] + 1000u * checked_ids[3];
+  }
+}
+
+TEST(checked_indices_record_the_first_violation) {
+  const uint32_t n = 40, threads = 64;
+  std::vector<uint32_t> h(n);
+  for (uint32_t i = 0; i < n; ++i) h[i] = i;
+  irgl::DeviceArray<uint32_t> p(h);
+  irgl::DeviceArray<uint64_t> out(threads + 1);
+  irgl::DeviceArray<irgl::DeviceError> e(1);
+  e.zero();
+  checked<<<1, threads>>>(p.data(), n, out.data(), e.data());
+  IRGL_CHECK_LAUNCH("checked");
+  IRGL_CHECK(cudaDeviceSynchronize());
+  const std::vector<uint64_t> o = out.to_host();
+  uint32_t wrong = 0;
+  for (uint32_t t = 0; t < threads; ++t) wrong += o[t] != (t < n ? t : 0u);  // element 0 past the end
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(o[threads], 1ull + 0u + 200u + 0u);  // the ids past the end replaced by 0
+  irgl::DeviceError got{};
+  e.download(&got, 1);
+  // One violation is recorded, with its own index: a thread's (40..63) or an id's.
+  const bool thread_error = got.code == 0x18005u && got.index >= n && got.index < threads;
+  const bool id_error = got.code == 0x28006u && (got.index == n + 7 || got.index == n + 9);
+  EXPECT(thread_error || id_error);
+}
+
 TEST(device_array_types) {
   irgl::DeviceArray<float> f(1000, 0.25f);
   auto hf = f.to_host();
@@ -160,6 +197,7 @@ int main(int argc, char** argv) {
     irgl::DeviceArray<uint8_t> a(size_t(1) << 60);
     return 0;
   }
+  RUN(checked_indices_record_the_first_violation);
   RUN(device_array_types);
   RUN(device_array_move);
   RUN(timer);

@@ -678,6 +678,15 @@ impl Emitter<'_> {
                 "if (irgl_s.stopped != 0u) h.queue.check_overflow(irgl_calls[irgl_s.stopped - 1]);",
             );
         }
+        // An index out of range in a kernel it called (local arrays, or checked properties).
+        let checked = c.kernels.iter().any(|&k| {
+            let f = m.kernels[k].facts();
+            f.indexes_arrays || (m.launch.check_indices && f.indexes_props)
+        });
+        if checked {
+            self.w
+                .line(format!("check_device_error(\"{kernel} ({})\");", c.origin));
+        }
         self.w.close("}");
     }
 }

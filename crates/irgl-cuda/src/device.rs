@@ -241,7 +241,7 @@ impl Emitter<'_> {
                     "irgl::unlock({}.{}, {});",
                     self.x.graph(),
                     cpp(&self.m().prop(*locks).name),
-                    self.x.cond(*index)
+                    self.x.lock_index(*locks, *index)
                 );
                 self.w.line(line);
             }

@@ -46,6 +46,13 @@ pub(crate) fn array_error_code(kernel: usize, l: LocalId) -> u32 {
     ((kernel as u32 + 1) << 16) | l.index() as u32
 }
 
+/// The device error code of an index out of range of property `prop` in the kernel with index
+/// `kernel` (`--check-indices`): bit 15 set, below it the property's number (array locals
+/// have the codes below).
+pub(crate) fn prop_error_code(kernel: usize, prop: PropId) -> u32 {
+    ((kernel as u32 + 1) << 16) | 0x8000 | prop.index() as u32
+}
+
 impl<'a> Exprs<'a> {
     /// The C++ name of a local.
     pub fn local(&self, l: LocalId) -> String {
@@ -180,18 +187,31 @@ impl<'a> Exprs<'a> {
                 "irgl::try_lock({}.{}, {})",
                 self.graph(),
                 cpp(&self.m.prop(*locks).name),
-                self.cond(*index)
+                self.prop_index(*locks, self.cond(*index))
             ),
-            ExprKind::TryMarks { marks, ids, count } => format!(
-                "irgl::exclusive_acquire({}.{}, {}, {})",
-                self.graph(),
-                cpp(&self.m.prop(*marks).name),
-                self.local(*ids),
-                match count {
+            ExprKind::TryMarks { marks, ids, count } => {
+                let n = match count {
                     Some(c) => self.local(*c),
                     None => array_len(self.body, *ids).to_string(),
-                }
-            ),
+                };
+                // Checked, every element is below the property's size (the release that
+                // follows takes the same, checked, list).
+                let ids = if self.checks_indices() {
+                    format!(
+                        "irgl::checked_ids({}, {n}, {}, &irgl_error, 0x{:x}u)",
+                        self.local(*ids),
+                        self.prop_size(*marks),
+                        self.error_base | 0x8000 | marks.index() as u32
+                    )
+                } else {
+                    self.local(*ids)
+                };
+                format!(
+                    "irgl::exclusive_acquire({}.{}, {ids}, {n})",
+                    self.graph(),
+                    cpp(&self.m.prop(*marks).name),
+                )
+            }
             ExprKind::WorklistSize(w) => match self.side {
                 Side::Host => format!("h.wl.{}().size()", wl_name(*w)),
                 // In a control kernel: every thread's view, read between barriers.
@@ -210,10 +230,45 @@ impl<'a> Exprs<'a> {
         cpp(self.graph).into_owned()
     }
 
+    /// Whether property indices are checked here (`--check-indices`, device code).
+    fn checks_indices(&self) -> bool {
+        self.side == Side::Device && self.m.launch.check_indices
+    }
+
+    /// The index `i` of an element of `prop`, checked when the options ask for it: an index
+    /// out of range records the device error (kernel, property, index) and reads element 0.
+    fn prop_index(&self, prop: PropId, i: String) -> String {
+        if !self.checks_indices() {
+            return i;
+        }
+        format!(
+            "irgl::checked_index({}, {}, &irgl_error, 0x{:x}u)",
+            strip_parens(i),
+            self.prop_size(prop),
+            self.error_base | 0x8000 | prop.index() as u32
+        )
+    }
+
+    /// The index of a lock of `locks`, checked as [`Exprs::prop_index`].
+    pub(crate) fn lock_index(&self, locks: PropId, index: ExprId) -> String {
+        self.prop_index(locks, self.cond(index))
+    }
+
+    /// The number of elements of `prop`, in device code.
+    pub(crate) fn prop_size(&self, prop: PropId) -> String {
+        let g = self.graph();
+        match self.m.prop(prop).owner {
+            PropOwner::Node => format!("{g}.csr.nnodes"),
+            PropOwner::Edge => format!("{g}.csr.nedges"),
+            PropOwner::Triangle => format!("{g}.mesh.triangle_capacity"),
+            PropOwner::Vertex => format!("{g}.mesh.vertex_capacity"),
+        }
+    }
+
     /// An element read: `g.level[i]` on the device, a copy on the host.
     fn element(&self, prop: PropId, index: ExprId) -> String {
         let p = self.m.prop(prop);
-        let i = self.expr(index);
+        let i = self.prop_index(prop, self.expr(index));
         match self.side {
             Side::Device if self.coherent.contains(&prop) => {
                 format!(
@@ -251,7 +306,7 @@ impl<'a> Exprs<'a> {
                 "&{}.{}[{}]",
                 self.graph(),
                 cpp(&self.m.prop(*prop).name),
-                self.expr(*index)
+                self.prop_index(*prop, self.expr(*index))
             ),
             Place::Global(g) => format!("&{}", cpp(&self.m.globals[g.index()].name)),
             Place::Local(l) | Place::ArrayElement { array: l, .. } => {
@@ -269,7 +324,7 @@ impl<'a> Exprs<'a> {
                 "{}.{}[{}]",
                 self.graph(),
                 cpp(&self.m.prop(*prop).name),
-                self.expr(*index)
+                self.prop_index(*prop, self.expr(*index))
             ),
             Place::ArrayElement { array, index } => self.array_element(*array, *index),
         }

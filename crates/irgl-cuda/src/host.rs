@@ -132,7 +132,7 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
     if facts.grows_mesh {
         w.line(format!("h.dm.check_overflow(\"{}\");", k.name));
     }
-    if facts.indexes_arrays {
+    if facts.indexes_arrays || (launch.check_indices && facts.indexes_props) {
         w.line(format!("check_device_error(\"{}\");", k.name));
     }
     w.close("}");

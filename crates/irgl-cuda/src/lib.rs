@@ -254,7 +254,28 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
     for (id, k) in m.kernels.iter() {
         let graph = device::graph_param(k).unwrap_or(&m.graph.name);
         let coherent = device::coherent_props(k);
-        let indexes_arrays = k.facts().indexes_arrays;
+        let facts = k.facts();
+        let indexes_arrays = facts.indexes_arrays;
+        if m.launch.check_indices && facts.indexes_props {
+            for (i, p) in m.graph.props.iter().enumerate() {
+                let owner = match p.owner {
+                    PropOwner::Node => "node",
+                    PropOwner::Edge => "edge",
+                    PropOwner::Triangle => "triangle",
+                    PropOwner::Vertex => "vertex",
+                };
+                t.array_errors.push(ArrayErrorDef {
+                    code: format!(
+                        "0x{:x}u",
+                        expr::prop_error_code(id.index(), irgl_ir::PropId(i as u32))
+                    ),
+                    what: format!(
+                        "index out of range of the {owner} property `{}` in kernel `{}`",
+                        p.name, k.name
+                    ),
+                });
+            }
+        }
         for (l, local) in k.body.locals.iter() {
             if let LocalKind::Array { len } = local.kind
                 && indexes_arrays

@@ -32,8 +32,9 @@ __device__ {{ g.ty }} {{ g.name }};
 {%- endif %}
 {%- if !array_errors.is_empty() %}
 
-// ---- the first error a kernel met (an index out of range of a local array), 0 for none
-__device__ unsigned int irgl_error;
+// ---- the first index out of range a kernel met (of a local array, or with --check-indices
+// of a property), code 0 for none
+__device__ irgl::DeviceError irgl_error;
 {%- endif %}
 {%- if mesh %}
 
@@ -174,20 +175,20 @@ static void write_device(T* p, uint64_t n, uint64_t i, T v) {
 
 {%- if !array_errors.is_empty() %}
 
-/// After a launch of `kernel`: reports the first index out of range of a local array that a
-/// thread met, and exits.
+/// After a launch of `kernel`: reports the first index out of range that a thread met (of a
+/// local array, or of a property with --check-indices), and exits.
 [[maybe_unused]] static void check_device_error(const char* kernel) {
-  unsigned int code = 0;
-  IRGL_CHECK(cudaMemcpyFromSymbol(&code, irgl_error, sizeof code));
-  if (code == 0) return;
-  const char* what = "index out of range of a local array";
-  switch (code) {
+  irgl::DeviceError e{};
+  IRGL_CHECK(cudaMemcpyFromSymbol(&e, irgl_error, sizeof e));
+  if (e.code == 0) return;
+  const char* what = "index out of range";
+  switch (e.code) {
 {%- for a in array_errors %}
     case {{ a.code }}: what = "{{ a.what }}"; break;
 {%- endfor %}
     default: break;
   }
-  irgl::fatal("%s (found after a launch of %s)", what, kernel);
+  irgl::fatal("%s: index %llu (found after a launch of %s)", what, e.index, kernel);
 }
 {%- endif %}
 
@@ -199,7 +200,7 @@ static void reset_state(Host& h) {
 {%- endif %}
 {%- if !array_errors.is_empty() %}
   {
-    const unsigned int none = 0;
+    const irgl::DeviceError none{};
     IRGL_CHECK(cudaMemcpyToSymbol(irgl_error, &none, sizeof none));
   }
 {%- endif %}

@@ -197,6 +197,7 @@ pub fn optimize(
     m.launch.block_size = config.block_size;
     m.launch.async_grid = config.async_grid;
     m.launch.async_local = config.async_local;
+    m.launch.check_indices = config.check_indices;
     m.launch.grid = config.grid;
 
     let t = Instant::now();

@@ -83,6 +83,8 @@ pub struct LaunchConfig {
     pub async_local: bool,
     /// The grid of kernels launched from the host whose outer loop is plain (grid-stride).
     pub grid: LaunchGrid,
+    /// Every index of a property element in kernels is checked (`--check-indices`).
+    pub check_indices: bool,
 }
 
 /// The grid of a host launch of a kernel whose outer `ForAll` is plain. A uniform outer loop
@@ -949,6 +951,9 @@ pub struct KernelFacts {
     pub grows_mesh: bool,
     /// Indexes arrays: its launches check the device's error flag (an index out of range).
     pub indexes_arrays: bool,
+    /// Indexes properties (reads, writes, atomics, locks and marks of their elements): with
+    /// `check_indices`, its launches check the device's error flag too.
+    pub indexes_props: bool,
     /// Runs asynchronously: takes the task queue, launched on every resident block.
     pub asynchronous: bool,
     /// Has retry backoff: takes the chunk its outer loop hands each thread.
@@ -991,11 +996,24 @@ impl Kernel {
                 place: Place::ArrayElement { .. },
                 ..
             } => f.indexes_arrays = true,
+            StmtKind::Assign {
+                place: Place::Element { .. },
+                ..
+            }
+            | StmtKind::Unlock { .. }
+            | StmtKind::ReleaseMarks { .. } => f.indexes_props = true,
             _ => {}
         });
         crate::visit::walk_block_exprs(body, &body.block, &mut |e| match &body.exprs[e].kind {
             ExprKind::Pop(_) => f.uses_worklist = true,
             ExprKind::ArrayElement { .. } => f.indexes_arrays = true,
+            ExprKind::Element { .. }
+            | ExprKind::Atomic {
+                place: Place::Element { .. },
+                ..
+            }
+            | ExprKind::TryLock { .. }
+            | ExprKind::TryMarks { .. } => f.indexes_props = true,
             ExprKind::MeshQuery(MeshMethod::AddVertex | MeshMethod::AddTriangle, _) => {
                 f.grows_mesh = true
             }

@@ -119,6 +119,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             async_grid: GridSize::PerSm(1),
             async_local: false,
             grid: LaunchGrid::Resident,
+            check_indices: false,
         },
     }
 }

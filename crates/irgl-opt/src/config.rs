@@ -39,6 +39,10 @@ pub struct OptConfig {
     pub pipe_unroll: u32,
     /// Retry backoff: how the rounds over conflict-heavy retry worklists hand out items.
     pub retry_backoff: BackoffConfig,
+    /// Check every index of a property element in kernels (off: only `main`'s and local
+    /// arrays' indices are checked); a violation ends the program naming the kernel, the
+    /// property and the index.
+    pub check_indices: bool,
 }
 
 impl Default for OptConfig {
@@ -55,6 +59,7 @@ impl Default for OptConfig {
             async_local: false,
             pipe_unroll: 1,
             retry_backoff: BackoffConfig::default(),
+            check_indices: false,
         }
     }
 }
@@ -573,6 +578,10 @@ impl OptConfig {
             args.push("--aggregate-at".to_string());
             args.push(format!("{at}={}", level.name()));
         }
+        if self.check_indices {
+            args.push("--check-indices".to_string());
+            args.push("on".to_string());
+        }
         args
     }
 
@@ -626,6 +635,9 @@ impl OptConfig {
                 "--pipe-unroll" => c.pipe_unroll = number()?,
                 "--async-local" => {
                     c.async_local = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--check-indices" => {
+                    c.check_indices = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--async-grid" => {
                     c.async_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;

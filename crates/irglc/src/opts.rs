@@ -99,6 +99,11 @@ pub struct OptArgs {
     /// were pushed together conflict alike).
     #[arg(long, value_name = "retry|all", value_parser = BackoffRounds::parse)]
     pub backoff_rounds: Option<BackoffRounds>,
+    /// Check every index of a property element in kernels (`on`), as `main`'s and local
+    /// arrays' indices always are: an index out of range ends the program naming the kernel,
+    /// the property and the index. Off by default (each access costs a comparison).
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
+    pub check_indices: Option<bool>,
     /// Pipe unrolling: copies of the body of every repeating Pipe per trip of its loop
     /// (1, the default: none; up to 8). Programs without such a Pipe are left as they are.
     #[arg(long, value_name = "K")]
@@ -173,6 +178,9 @@ impl OptArgs {
         }
         if let Some(l) = self.async_local {
             c.async_local = l;
+        }
+        if let Some(on) = self.check_indices {
+            c.check_indices = on;
         }
         if let Some(k) = &self.retry_backoff {
             c.retry_backoff.kernels = k.clone();

@@ -264,7 +264,13 @@ impl Gen<'_, '_> {
                 14 => self.opt("--backoff-chunk", &["auto", "1", "1024", "1025"]),
                 15 => self.opt("--backoff-serial-below", &["0", "32"]),
                 16 => self.opt("--backoff-rounds", &["retry", "all"]),
-                17 => self.opt("--pipe-unroll", &["1", "2", "8", "9"]),
+                17 => {
+                    if self.flag() {
+                        self.opt("--pipe-unroll", &["1", "2", "8", "9"]);
+                    } else {
+                        self.opt("--check-indices", &["on", "off"]);
+                    }
+                }
                 _ => self.opt("--config", &["a.json", "missing.json", "g.mtx"]),
             }
         }
