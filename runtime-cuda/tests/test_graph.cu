@@ -237,6 +237,27 @@ TEST(device_view) {
   EXPECT(du.view().edge_data == nullptr);
 }
 
+/// The transpose of a small graph with a self-loop, parallel edges and a node without
+/// in-edges: every in-edge's source and edge id, in increasing order of source.
+TEST(transpose) {
+  irgl::HostGraph g;
+  g.nnodes = 4;
+  g.nedges = 6;
+  // 0 -> 1, 0 -> 2, 1 -> 1, 2 -> 1, 2 -> 1, 3 -> 0
+  g.row_start = {0, 2, 3, 5, 6};
+  g.edge_dst = {1, 2, 1, 1, 1, 0};
+  const irgl::HostInEdges t = irgl::transpose(g, true);
+  EXPECT((t.start == std::vector<uint32_t>{0, 1, 5, 6, 6}));
+  EXPECT((t.source == std::vector<uint32_t>{3, 0, 1, 2, 2, 0}));
+  EXPECT((t.edge_id == std::vector<uint32_t>{5, 0, 2, 3, 4, 1}));
+  const irgl::HostInEdges bare = irgl::transpose(g, false);
+  EXPECT(bare.edge_id.empty());
+  EXPECT(bare.source == t.source);
+  irgl::HostGraph empty;
+  empty.row_start = {0};
+  EXPECT((irgl::transpose(empty, true).start == std::vector<uint32_t>{0}));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -254,5 +275,6 @@ int main(int argc, char** argv) {
   RUN(trailing_bytes_and_missing_file);
   RUN(load_gr_exits);
   RUN(device_view);
+  RUN(transpose);
   return irgl_test::finish();
 }

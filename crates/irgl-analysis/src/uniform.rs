@@ -162,6 +162,10 @@ impl Defs {
                 }
                 StmtKind::ForAll(f) => {
                     candidates.remove(&f.var);
+                    // A reduced local ends with its own thread's (or item's) result.
+                    for r in &f.reductions {
+                        candidates.remove(&r.local);
+                    }
                     if let Schedule::Block(b) = &f.schedule {
                         for l in &b.closure {
                             candidates.remove(l);
@@ -294,7 +298,7 @@ fn classify(body: &Body, cfg: &Cfg, locals: &BTreeSet<LocalId>) -> HashMap<NodeI
                     Schedule::Grid { uniform } => *uniform,
                     Schedule::Serial { .. } => match &f.space {
                         Space::Nodes => true,
-                        Space::Edges { node } => uniform_expr(body, *node, locals),
+                        Space::Edges { node, .. } => uniform_expr(body, *node, locals),
                         Space::Range { lo, hi } => {
                             uniform_expr(body, *lo, locals) && uniform_expr(body, *hi, locals)
                         }

@@ -13,16 +13,16 @@
 
 use irgl_diagnostics::Diagnostic;
 use irgl_syntax::ast::{
-    AssignOp, BinaryOp, Block, Call, Expr, ExprKind, Ident, Initial, Iter, KernelDecl, NodeId,
-    Reduction, RetryKind, Span, Stmt, StmtKind, Type, UnaryOp,
+    AssignOp, BinaryOp, Block, Call, EdgeDir, Expr, ExprKind, Ident, Initial, Iter, KernelDecl,
+    NodeId, ReduceClause, Reduction, RetryKind, Span, Stmt, StmtKind, Type, UnaryOp,
 };
 
 use crate::cx::{Cx, Symbol, similar};
 use crate::decls::sorted;
 use crate::info::{
-    Access, AtomicOp, Builtin, ForAllInfo, GraphField, GraphMethod, InvocationInfo, InvocationKind,
-    IterKind, KernelId, KernelInfo, LocalKind, MainInfo, MeshMethod, PropId, ReduceSite,
-    Resolution, RetrySite, WorklistContext,
+    Access, AtomicOp, Builtin, CombineInfo, Combiner, ForAllInfo, GraphField, GraphMethod,
+    InvocationInfo, InvocationKind, IterKind, KernelId, KernelInfo, LocalKind, LoopReduction,
+    MainInfo, MeshMethod, PropId, ReduceSite, Resolution, RetrySite, WorklistContext,
 };
 use crate::ty::Ty;
 use crate::value::eval;
@@ -100,6 +100,11 @@ struct ForAllCtx {
     stmt: NodeId,
     span: Span,
     worklist: bool,
+    /// The locals its `Reduce` clause combines (indices into `locals`).
+    reduce: Vec<(usize, Combiner)>,
+    /// The locals of clauses rejected with E0321: their updates inside are not reported
+    /// again as E0320.
+    rejected: Vec<usize>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -140,6 +145,8 @@ struct Body<'c, 'p> {
     pipes: Vec<(NodeId, Span)>,
     access: Access,
     graph_param_reported: bool,
+    /// The `t` of `t = t || e` (or a chain of `&&`) being checked: read as the identity.
+    own_read: Option<NodeId>,
 }
 
 /// The longest local array: its elements live in each thread's registers or local memory.
@@ -198,6 +205,16 @@ fn op_allows(op: BinaryOp, t: Ty) -> bool {
 fn conversion_help(found: Ty, expected: Ty) -> Option<String> {
     if matches!(
         (found, expected),
+        (Ty::InEdge, Ty::Edge) | (Ty::Edge, Ty::InEdge)
+    ) {
+        return Some(
+            "an `in_edge` is a position among the in-edges, not an `edge`: the edge it is \
+             is `g.edge_of(k)`, its source `g.src(k)`"
+                .to_string(),
+        );
+    }
+    if matches!(
+        (found, expected),
         (Ty::Node, Ty::Edge) | (Ty::Edge, Ty::Node)
     ) {
         return Some(
@@ -233,6 +250,7 @@ impl<'c, 'p> Body<'c, 'p> {
             pipes: Vec::new(),
             access: Access::default(),
             graph_param_reported: false,
+            own_read: None,
         }
     }
 
@@ -699,6 +717,9 @@ impl<'c, 'p> Body<'c, 'p> {
     fn name_value(&mut self, e: &Expr, ident: &Ident) -> Ty {
         match self.lookup(&ident.name) {
             Found::Local(i) => {
+                if self.own_read != Some(e.id) && self.reduced_read(i, ident.span) {
+                    return Ty::Error;
+                }
                 let l = &mut self.locals[i];
                 l.used = true;
                 let (def, kind, ty) = (l.def, l.kind, l.ty);
@@ -1005,6 +1026,17 @@ impl<'c, 'p> Body<'c, 'p> {
         if t == Ty::Error || (t == Ty::Bool && target == Ty::Bool) {
             return target;
         }
+        if matches!((t, target), (Ty::InEdge, Ty::Edge) | (Ty::Edge, Ty::InEdge)) {
+            // Positions among the in-edges are not edge ids: a cast would index the wrong edge.
+            let d = Diagnostic::error("E0205", format!("cannot cast `{t}` to `{target}`"))
+                .with_label(e.span, "invalid cast")
+                .with_help(
+                    "an `in_edge` is a position among the in-edges, not an edge id: the edge it \
+                     is is `g.edge_of(k)`",
+                );
+            self.report(d);
+            return Ty::Error;
+        }
         if t == Ty::Bool || target == Ty::Bool || !t.is_numeric() {
             let help = if t == Ty::Bool {
                 "`bool` does not convert to numbers; write `b ? 1 : 0`"
@@ -1203,6 +1235,14 @@ impl<'c, 'p> Body<'c, 'p> {
                     "to visit the edges of a node use `ForAll (e In {}.edges(n))`",
                     base.name
                 )),
+                (Ty::Edge, Ty::InEdge) => d.with_help(format!(
+                    "an in-edge `k` is a position among the in-edges; the edge it is is `{}.edge_of(k)`",
+                    base.name
+                )),
+                (Ty::Node, Ty::InEdge) => d.with_help(format!(
+                    "the node an in-edge `k` comes from is `{}.src(k)`",
+                    base.name
+                )),
                 _ => d.with_help(format!("convert the index: `(...) as {idx_ty}`")),
             };
             self.report(d);
@@ -1377,6 +1417,11 @@ impl<'c, 'p> Body<'c, 'p> {
         }
         let sig = match method.name.as_str() {
             "dst" => Some((GraphMethod::Dst, Ty::Edge, Ty::Node)),
+            "src" => Some((GraphMethod::Src, Ty::InEdge, Ty::Node)),
+            "edge_of" => Some((GraphMethod::EdgeOf, Ty::InEdge, Ty::Edge)),
+            "in_degree" => Some((GraphMethod::InDegree, Ty::Node, Ty::U32)),
+            "in_edge_begin" => Some((GraphMethod::InEdgeBegin, Ty::Node, Ty::InEdge)),
+            "in_edge_end" => Some((GraphMethod::InEdgeEnd, Ty::Node, Ty::InEdge)),
             "degree" => Some((GraphMethod::Degree, Ty::Node, Ty::U32)),
             "edge_begin" => Some((GraphMethod::EdgeBegin, Ty::Node, Ty::Edge)),
             "edge_end" => Some((GraphMethod::EdgeEnd, Ty::Node, Ty::Edge)),
@@ -1414,10 +1459,25 @@ impl<'c, 'p> Body<'c, 'p> {
                     format!("the graph has no method `{}`", method.name),
                 )
                 .with_label(method.span, "unknown method");
-                match similar(&method.name, ["degree", "dst", "edge_begin", "edge_end"]) {
+                match similar(
+                    &method.name,
+                    [
+                        "degree",
+                        "dst",
+                        "edge_begin",
+                        "edge_end",
+                        "src",
+                        "edge_of",
+                        "in_degree",
+                        "in_edge_begin",
+                        "in_edge_end",
+                    ],
+                ) {
                     Some(s) => d.with_help(format!("did you mean `{g}.{s}`?")),
                     None => d.with_help(
-                        "the graph's methods are `dst(e)`, `degree(n)`, `edge_begin(n)` and `edge_end(n)`",
+                        "the graph's methods are `dst(e)`, `degree(n)`, `edge_begin(n)`, `edge_end(n)`, \
+                         and for in-edges `src(k)`, `edge_of(k)`, `in_degree(n)`, `in_edge_begin(n)`, \
+                         `in_edge_end(n)`",
                     ),
                 }
             };
@@ -1425,6 +1485,9 @@ impl<'c, 'p> Body<'c, 'p> {
             return Ty::Error;
         };
         self.cx.resolve(e.id, Resolution::GraphMethod(m));
+        if m.incoming() && self.kernel_only(method.span, &format!("`{g}.{}`", method.name)) {
+            self.needs_in_edges(method.span);
+        }
         if args.len() != 1 {
             self.unchecked_args(args);
             self.arity_error(e.span, &format!("`{g}.{}`", method.name), 1, args.len());
@@ -1432,6 +1495,29 @@ impl<'c, 'p> Body<'c, 'p> {
         }
         self.coerce(&args[0], arg_ty, None);
         ret
+    }
+
+    /// In-edges need `graph g : in_edges` (E0116): the loader builds the transpose only then.
+    fn needs_in_edges(&mut self, at: Span) {
+        let Some(gr) = self.cx.info.graph.as_ref() else {
+            return;
+        };
+        if gr.attrs.in_edges || gr.mesh || self.cx.in_edges_reported {
+            return;
+        }
+        self.cx.in_edges_reported = true;
+        let name = gr.name.clone();
+        let d = Diagnostic::error(
+            "E0116",
+            "in-edges are read, but the graph does not declare them",
+        )
+        .with_label(at, "reads in-edges")
+        .with_help(format!(
+            "declare `graph {name} : in_edges {{ ... }}`: the program then builds the graph's \
+                 transpose when it loads the graph (shared with the graph itself when it is also \
+                 `symmetric` and no `edge_of` is used)"
+        ));
+        self.report(d);
     }
 
     // ------------------------------------------------------------ meshes, points, arrays
@@ -2343,6 +2429,12 @@ impl<'c, 'p> Body<'c, 'p> {
                 if let Some((what, decl)) = read_only {
                     let help = match what {
                         "a local of an enclosing scope, from inside a ForAll:" => {
+                            if let Found::Local(i) = self.lookup(&ident.name)
+                                && self.foralls.iter().any(|f| f.rejected.contains(&i))
+                            {
+                                // Its Reduce clause was rejected (E0321).
+                                return Ty::Error;
+                            }
                             let d = Diagnostic::error(
                                 "E0320",
                                 format!(
@@ -2354,8 +2446,10 @@ impl<'c, 'p> Body<'c, 'p> {
                             .with_label(decl, format!("`{}` is declared here", ident.name))
                             .with_help(
                                 "the iterations of a ForAll may run on different threads, so they \
-                                 cannot share a local; use a property element or a global (with an \
-                                 atomic), or declare the local inside the ForAll",
+                                 cannot share a local; to combine them into it, reduce it (a \
+                                 nested `ForAll (...) Reduce (sum: t) { t += e; }`, or `min`, \
+                                 `max`, `any`, `all`); else use a property element or a global \
+                                 (with an atomic), or declare the local inside the ForAll",
                             );
                             self.report(d);
                             return Ty::Error;
@@ -2436,6 +2530,13 @@ impl<'c, 'p> Body<'c, 'p> {
             }
             StmtKind::LetArray { name, elem, len } => self.let_array(s, name, elem, len),
             StmtKind::Assign { target, op, value } => {
+                if let ExprKind::Name(ident) = &target.kind
+                    && let Found::Local(i) = self.lookup(&ident.name)
+                    && let Some(combiner) = self.reduced_by_innermost(i)
+                {
+                    self.combine(s, target, i, combiner, *op, value);
+                    return;
+                }
                 let t = self.place(target, *op);
                 match op.binary() {
                     None => {
@@ -2513,7 +2614,12 @@ impl<'c, 'p> Body<'c, 'p> {
             }
             StmtKind::Break | StmtKind::Continue => self.jump(s),
             StmtKind::Block(b) => self.nested(b),
-            StmtKind::ForAll { var, iter, body } => self.forall(s, var, iter, body),
+            StmtKind::ForAll {
+                var,
+                iter,
+                reduce,
+                body,
+            } => self.forall(s, var, iter, reduce, body),
             StmtKind::ReduceAndReturn(e) => {
                 let kw = keyword(s.span, "ReduceAndReturn");
                 if self.kernel_only(kw, "`ReduceAndReturn`")
@@ -2873,7 +2979,324 @@ impl<'c, 'p> Body<'c, 'p> {
         self.report(d);
     }
 
-    fn forall(&mut self, s: &Stmt, var: &Ident, iter: &Iter, body: &Block) {
+    /// Checks a `ForAll`'s `Reduce (op: local, ...)` clause (E0321): each operator known,
+    /// each local a `let` of an enclosing scope of the right type, reduced by every
+    /// `ForAll` between its declaration and this one, named once; the `ForAll` nested.
+    fn reduce_clauses(
+        &mut self,
+        kw: Span,
+        clauses: &[ReduceClause],
+    ) -> (Vec<(usize, Combiner)>, Vec<usize>) {
+        let mut out: Vec<(usize, Combiner)> = Vec::new();
+        // Every named local; those not in `out` at the end were rejected.
+        let mut named: Vec<usize> = clauses
+            .iter()
+            .filter_map(|c| match self.lookup(&c.local.name) {
+                Found::Local(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let Some(first) = clauses.first() else {
+            return (out, named);
+        };
+        if self.foralls.is_empty() {
+            let d = Diagnostic::error("E0321", "a `Reduce` clause needs a nested ForAll")
+                .with_label(
+                    first.op.span.to(clauses[clauses.len() - 1].local.span),
+                    "on the outermost ForAll",
+                )
+                .with_label(
+                    kw,
+                    "this ForAll spreads its iterations over the whole launch",
+                )
+                .with_help(
+                    "reduce a node's edges in a ForAll nested in the outermost one; over the \
+                 whole launch, use `ReduceAndReturn` or a global with an atomic",
+                );
+            self.report(d);
+            return (out, named);
+        }
+        for c in clauses {
+            let Some(combiner) = Combiner::parse(&c.op.name) else {
+                let d = Diagnostic::error("E0321", format!("`{}` is not a reduction", c.op.name))
+                    .with_label(c.op.span, "unknown reduction")
+                    .with_help(
+                        "a `Reduce` clause combines with `sum`, `min`, `max`, `any` or `all`",
+                    );
+                self.report(d);
+                continue;
+            };
+            let i = match self.lookup(&c.local.name) {
+                Found::Local(i) => i,
+                _ => {
+                    let d = Diagnostic::error(
+                        "E0321",
+                        format!("`{}` is not a local of an enclosing scope", c.local.name),
+                    )
+                    .with_label(c.local.span, "not a local")
+                    .with_help(format!(
+                        "declare it before the ForAll: `let {} = ...;`",
+                        c.local.name
+                    ));
+                    self.report(d);
+                    continue;
+                }
+            };
+            let (kind, ty, span, depth) = {
+                let l = &self.locals[i];
+                (l.kind, l.ty, l.span, l.forall_depth)
+            };
+            if kind != LocalKind::Let {
+                let what = match kind {
+                    LocalKind::ForAllVar => "a ForAll variable",
+                    LocalKind::KernelParam => "a kernel parameter",
+                    _ => "a local array",
+                };
+                let d = Diagnostic::error(
+                    "E0321",
+                    format!("`{}` is {what}, which cannot be reduced", c.local.name),
+                )
+                .with_label(c.local.span, "reduced here")
+                .with_label(span, "declared here")
+                .with_help("reduce into a `let` local declared before the ForAll");
+                self.report(d);
+                continue;
+            }
+            self.locals[i].used = true;
+            let fits = match combiner {
+                Combiner::Sum | Combiner::Min | Combiner::Max => {
+                    ty.is_integer() || ty.is_float() || ty == Ty::Error
+                }
+                Combiner::Any | Combiner::All => ty == Ty::Bool || ty == Ty::Error,
+            };
+            if !fits {
+                let want = match combiner {
+                    Combiner::Any | Combiner::All => "a `bool`",
+                    _ => "a number",
+                };
+                let d = Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`{combiner}` reduces {want}, and `{}` is `{ty}`",
+                        c.local.name
+                    ),
+                )
+                .with_label(c.local.span, format!("a `{ty}`"))
+                .with_label(span, "declared here")
+                .with_help(match combiner {
+                    Combiner::Any | Combiner::All => {
+                        "`any` and `all` combine booleans; `sum`, `min` and `max` numbers"
+                    }
+                    _ => "`sum`, `min` and `max` combine numbers; `any` and `all` booleans",
+                });
+                self.report(d);
+                continue;
+            }
+            if let Some(&(_, other)) = out.iter().find(|(j, _)| *j == i) {
+                let d = Diagnostic::error(
+                    "E0321",
+                    format!("`{}` is reduced twice by this ForAll", c.local.name),
+                )
+                .with_label(c.local.span, format!("again, with `{combiner}`"))
+                .with_help(format!(
+                    "name it once; it is already reduced with `{other}`"
+                ));
+                self.report(d);
+                continue;
+            }
+            // Every ForAll between the declaration and this one must reduce it alike.
+            if let Some(f) = self.foralls[depth..]
+                .iter()
+                .find(|f| !f.reduce.contains(&(i, combiner)))
+            {
+                let d = Diagnostic::error(
+                    "E0321",
+                    format!(
+                        "`{}` is declared outside an enclosing ForAll that does not reduce it",
+                        c.local.name
+                    ),
+                )
+                .with_label(c.local.span, "reduced here")
+                .with_label(f.span, format!("this ForAll does not reduce `{}` with `{combiner}`", c.local.name))
+                .with_label(span, "declared here")
+                .with_help(format!(
+                    "add `Reduce ({combiner}: {0})` to the enclosing ForAll too, or declare `{0}` inside it",
+                    c.local.name
+                ));
+                self.report(d);
+                continue;
+            }
+            out.push((i, combiner));
+        }
+        named.retain(|i| !out.iter().any(|(j, _)| j == i));
+        (out, named)
+    }
+
+    /// The combiner of the innermost `ForAll`'s `Reduce` clause for local `i`, if the local
+    /// is declared outside that `ForAll` and reduced by it.
+    fn reduced_by_innermost(&self, i: usize) -> Option<Combiner> {
+        let f = self.foralls.last()?;
+        if self.locals[i].forall_depth >= self.foralls.len() {
+            return None;
+        }
+        f.reduce.iter().find(|(j, _)| *j == i).map(|&(_, c)| c)
+    }
+
+    /// A reduced local read inside a `ForAll` that reduces it (E0322): its value there is
+    /// a partial result of some iterations.
+    fn reduced_read(&mut self, i: usize, at: Span) -> bool {
+        let l = &self.locals[i];
+        let Some(f) = self.foralls[l.forall_depth.min(self.foralls.len())..]
+            .iter()
+            .find(|f| f.reduce.iter().any(|(j, _)| *j == i))
+        else {
+            return false;
+        };
+        let combiner = f.reduce.iter().find(|(j, _)| *j == i).map(|&(_, c)| c);
+        let fspan = f.span;
+        let name = l.name.clone();
+        let d = Diagnostic::error(
+            "E0322",
+            format!("`{name}` cannot be read inside the ForAll that reduces it"),
+        )
+        .with_label(at, "read here")
+        .with_label(fspan, format!("this ForAll reduces `{name}`"))
+        .with_help(format!(
+            "inside the ForAll it holds a partial result; only {} updates it, and it has its \
+             value after the ForAll",
+            combiner.map(|c| c.update(&name)).unwrap_or_default()
+        ));
+        self.report(d);
+        true
+    }
+
+    /// `t op= value` where the innermost `ForAll` reduces `t` with `combiner`: one of the
+    /// update forms (else E0322); records the combine.
+    fn combine(
+        &mut self,
+        s: &Stmt,
+        target: &Expr,
+        i: usize,
+        combiner: Combiner,
+        op: AssignOp,
+        value: &Expr,
+    ) {
+        let name = self.locals[i].name.clone();
+        let (def, kind, ty) = {
+            let l = &self.locals[i];
+            (l.def, l.kind, l.ty)
+        };
+        self.cx.resolve(target.id, Resolution::Local { def, kind });
+        self.set(target, ty);
+        let is_self = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n.name == name);
+        // The combined operand, and the `t` named in the value.
+        let operand: Option<(&Expr, Option<&Expr>)> = match (combiner, op, &value.kind) {
+            (Combiner::Sum, AssignOp::Add, _) => Some((value, None)),
+            (Combiner::Min | Combiner::Max, AssignOp::Set, ExprKind::Call { func, args })
+                if func.name == combiner.name() && args.len() == 2 =>
+            {
+                if is_self(&args[0]) && !is_self(&args[1]) {
+                    Some((&args[1], Some(&args[0])))
+                } else if is_self(&args[1]) && !is_self(&args[0]) {
+                    Some((&args[0], Some(&args[1])))
+                } else {
+                    None
+                }
+            }
+            (Combiner::Any, AssignOp::Set, ExprKind::Bool(true))
+            | (Combiner::All, AssignOp::Set, ExprKind::Bool(false)) => Some((value, None)),
+            (
+                Combiner::Any,
+                AssignOp::Set,
+                ExprKind::Binary {
+                    op: BinaryOp::Or, ..
+                },
+            )
+            | (
+                Combiner::All,
+                AssignOp::Set,
+                ExprKind::Binary {
+                    op: BinaryOp::And, ..
+                },
+            ) => {
+                // `t` once among the operands of a chain of `||` (`&&`): the whole chain is
+                // combined, with `t` read as the identity.
+                let op = if combiner == Combiner::Any {
+                    BinaryOp::Or
+                } else {
+                    BinaryOp::And
+                };
+                let mut leaves = Vec::new();
+                chain_leaves(value, op, &mut leaves);
+                let own: Vec<&Expr> = leaves.into_iter().filter(|e| is_self(e)).collect();
+                match own[..] {
+                    [t] => Some((value, Some(t))),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some((operand, named)) = operand else {
+            let d = Diagnostic::error(
+                "E0322",
+                format!("`{name}` is reduced with `{combiner}` by this ForAll: this is not its update"),
+            )
+            .with_label(target.span.to(value.span), "updated here")
+            .with_label(self.foralls.last().map(|f| f.span).unwrap_or(s.span), format!("this ForAll reduces `{name}`"))
+            .with_help(format!(
+                "inside the ForAll, only {} updates `{name}` (its iterations run on different threads, and \
+                 their updates are combined when it ends)",
+                combiner.update(&name)
+            ));
+            self.report(d);
+            return;
+        };
+        if let Some(t) = named {
+            self.cx.resolve(t.id, Resolution::Local { def, kind });
+            self.set(t, ty);
+        }
+        // In a chain of `||`/`&&`, `t` itself is read as the combiner's identity.
+        let own = named.filter(|_| std::ptr::eq(operand, value)).map(|t| t.id);
+        self.own_read = own;
+        if ty == Ty::Error {
+            self.expr(operand, None);
+        } else {
+            self.coerce(operand, ty, None);
+        }
+        self.own_read = None;
+        if !std::ptr::eq(operand, value) {
+            // The whole value keeps the local's type (for the info's completeness).
+            self.set(value, ty);
+            if let ExprKind::Call { .. } = &value.kind {
+                self.cx.resolve(
+                    value.id,
+                    Resolution::Builtin(if combiner == Combiner::Min {
+                        Builtin::Min
+                    } else {
+                        Builtin::Max
+                    }),
+                );
+            }
+        }
+        self.cx.info.combines.insert(
+            s.id,
+            CombineInfo {
+                combiner,
+                local: def,
+                value: operand.id,
+                own,
+            },
+        );
+    }
+
+    fn forall(
+        &mut self,
+        s: &Stmt,
+        var: &Ident,
+        iter: &Iter,
+        clauses: &[ReduceClause],
+        body: &Block,
+    ) {
         let kw = keyword(s.span, "ForAll");
         if self.kernel_only(kw, "`ForAll`") {
             self.not_in_locked(kw, "`ForAll`");
@@ -2913,7 +3336,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 }
                 (IterKind::Triangles, Ty::Triangle)
             }
-            Iter::Edges { graph, node } => {
+            Iter::Edges { graph, node, dir } => {
                 if self.graph_base(graph) {
                     if self.is_mesh() {
                         self.wrong_iteration(graph, "edges");
@@ -2924,7 +3347,12 @@ impl<'c, 'p> Body<'c, 'p> {
                 } else {
                     self.expr(node, None);
                 }
-                (IterKind::Edges, Ty::Edge)
+                if *dir == EdgeDir::In {
+                    self.needs_in_edges(graph.span.to(node.span));
+                    (IterKind::InEdges, Ty::InEdge)
+                } else {
+                    (IterKind::Edges, Ty::Edge)
+                }
             }
             Iter::Range { lo, hi } => {
                 let (first, second) = if lit_kind(lo).is_some() && lit_kind(hi).is_none() {
@@ -2977,6 +3405,17 @@ impl<'c, 'p> Body<'c, 'p> {
                 var_ty,
             });
         }
+        let (reduce, rejected) = self.reduce_clauses(kw, clauses);
+        if !reduce.is_empty() {
+            let info = reduce
+                .iter()
+                .map(|&(i, combiner)| LoopReduction {
+                    combiner,
+                    local: self.locals[i].def,
+                })
+                .collect();
+            self.cx.info.loop_reductions.insert(s.id, info);
+        }
         self.scopes.push(Vec::new());
         self.declare_local(
             var,
@@ -2990,10 +3429,24 @@ impl<'c, 'p> Body<'c, 'p> {
             stmt: s.id,
             span: kw,
             worklist: kind == IterKind::Worklist,
+            reduce,
+            rejected,
         });
         self.nested(body);
         self.foralls.pop();
         self.frames.pop();
         self.pop_scope();
+    }
+}
+
+/// The operands of a maximal chain of `op` (`a || b || c`: `a`, `b`, `c`), parentheses being
+/// part of the tree already.
+fn chain_leaves<'e>(e: &'e Expr, op: BinaryOp, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Binary { op: o, lhs, rhs } if *o == op => {
+            chain_leaves(lhs, op, out);
+            chain_leaves(rhs, op, out);
+        }
+        _ => out.push(e),
     }
 }

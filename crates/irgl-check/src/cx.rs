@@ -52,6 +52,8 @@ pub(crate) struct Cx<'p> {
     /// unknown kernel: both keep W0002 ("never invoked") quiet.
     pub launched: std::collections::HashSet<KernelId>,
     pub unknown_launch: bool,
+    /// E0116 (in-edges without `in_edges`) was reported: once per program.
+    pub in_edges_reported: bool,
 }
 
 impl<'p> Cx<'p> {
@@ -65,6 +67,7 @@ impl<'p> Cx<'p> {
             recovered: has_error_nodes(program),
             launched: Default::default(),
             unknown_launch: false,
+            in_edges_reported: false,
         }
     }
 
@@ -211,7 +214,9 @@ fn has_error_nodes(program: &Program) -> bool {
 
 fn range_text(ty: Ty) -> String {
     match ty {
-        Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex => "0 to 4294967295".to_string(),
+        Ty::U32 | Ty::Node | Ty::Edge | Ty::InEdge | Ty::Triangle | Ty::Vertex => {
+            "0 to 4294967295".to_string()
+        }
         Ty::I32 => "-2147483648 to 2147483647".to_string(),
         Ty::U64 => "0 to 18446744073709551615".to_string(),
         Ty::I64 => "-9223372036854775808 to 9223372036854775807".to_string(),

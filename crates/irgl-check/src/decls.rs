@@ -44,17 +44,19 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                     match a.name.as_str() {
                         "symmetric" => attrs.symmetric = true,
                         "simple" => attrs.simple = true,
+                        "in_edges" => attrs.in_edges = true,
                         other => {
                             let mut d = Diagnostic::error(
                                 "E0111",
                                 format!("unknown graph attribute `{other}`"),
                             )
                             .with_label(a.span, "not a graph attribute");
-                            d = match crate::cx::similar(other, ["symmetric", "simple"]) {
+                            d = match crate::cx::similar(other, ["symmetric", "simple", "in_edges"])
+                            {
                                 Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                                None => {
-                                    d.with_help("the graph attributes are `symmetric` and `simple`")
-                                }
+                                None => d.with_help(
+                                    "the graph attributes are `symmetric`, `simple` and `in_edges`",
+                                ),
                             };
                             cx.report(d);
                         }

@@ -88,6 +88,12 @@ pub struct ProgramInfo {
     pub invocations: Vec<InvocationInfo>,
     /// The length of each local array, keyed by its `LetArray` statement.
     pub array_lens: HashMap<NodeId, u32>,
+    /// The reductions of each `ForAll` with a `Reduce (...)` clause, keyed by its statement,
+    /// in clause order.
+    pub loop_reductions: HashMap<NodeId, Vec<LoopReduction>>,
+    /// The updates of reduced locals inside their `ForAll`s (`t += e`, `t = min(t, e)`,
+    /// `t = true`, ...), keyed by the assignment statement.
+    pub combines: HashMap<NodeId, CombineInfo>,
 }
 
 impl ProgramInfo {
@@ -150,11 +156,14 @@ impl GraphInfo {
     }
 }
 
-/// Requirements on the input graph, from `graph g : symmetric, simple`.
+/// Requirements on the input graph, from `graph g : symmetric, simple, in_edges`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GraphAttrs {
     pub symmetric: bool,
     pub simple: bool,
+    /// The program reads in-edges (`g.in_edges(n)`, `g.src(k)`, ...): the loader builds the
+    /// graph's transpose.
+    pub in_edges: bool,
 }
 
 /// `node NAME: T;`, `edge NAME: T;`, `input edge NAME: T;`
@@ -291,6 +300,45 @@ pub enum GraphMethod {
     EdgeBegin,
     /// `g.edge_end(n)`: `edge`
     EdgeEnd,
+    /// `g.src(k)` of an in-edge: `node`
+    Src,
+    /// `g.edge_of(k)` of an in-edge: the `edge` it is
+    EdgeOf,
+    /// `g.in_degree(n)`: `u32`
+    InDegree,
+    /// `g.in_edge_begin(n)`: `in_edge`
+    InEdgeBegin,
+    /// `g.in_edge_end(n)`: `in_edge`
+    InEdgeEnd,
+}
+
+impl GraphMethod {
+    /// The method's name in the source.
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphMethod::Dst => "dst",
+            GraphMethod::Degree => "degree",
+            GraphMethod::EdgeBegin => "edge_begin",
+            GraphMethod::EdgeEnd => "edge_end",
+            GraphMethod::Src => "src",
+            GraphMethod::EdgeOf => "edge_of",
+            GraphMethod::InDegree => "in_degree",
+            GraphMethod::InEdgeBegin => "in_edge_begin",
+            GraphMethod::InEdgeEnd => "in_edge_end",
+        }
+    }
+
+    /// Whether the method reads the graph's in-edges.
+    pub fn incoming(self) -> bool {
+        matches!(
+            self,
+            GraphMethod::Src
+                | GraphMethod::EdgeOf
+                | GraphMethod::InDegree
+                | GraphMethod::InEdgeBegin
+                | GraphMethod::InEdgeEnd
+        )
+    }
 }
 
 /// The methods of a mesh (kernels only). Triangles are counterclockwise; neighbour `i` of a
@@ -454,6 +502,84 @@ pub struct Access {
     pub props_written: BTreeSet<PropId>,
 }
 
+/// How a `ForAll`'s `Reduce` clause combines a local over the loop's iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Combiner {
+    /// `sum: t`, updated by `t += e`.
+    Sum,
+    /// `min: t`, updated by `t = min(t, e)`.
+    Min,
+    /// `max: t`, updated by `t = max(t, e)`.
+    Max,
+    /// `any: t` (`bool`), updated by `t = true` or `t = t || e`.
+    Any,
+    /// `all: t` (`bool`), updated by `t = false` or `t = t && e`.
+    All,
+}
+
+impl Combiner {
+    pub const ALL: [Combiner; 5] = [
+        Combiner::Sum,
+        Combiner::Min,
+        Combiner::Max,
+        Combiner::Any,
+        Combiner::All,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Combiner::Sum => "sum",
+            Combiner::Min => "min",
+            Combiner::Max => "max",
+            Combiner::Any => "any",
+            Combiner::All => "all",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Combiner> {
+        Combiner::ALL.into_iter().find(|c| c.name() == s)
+    }
+
+    /// The update a `ForAll` body writes for this combiner, for messages.
+    pub fn update(self, t: &str) -> String {
+        match self {
+            Combiner::Sum => format!("`{t} += e;`"),
+            Combiner::Min => format!("`{t} = min({t}, e);`"),
+            Combiner::Max => format!("`{t} = max({t}, e);`"),
+            Combiner::Any => format!("`{t} = true;` or `{t} = {t} || e;`"),
+            Combiner::All => format!("`{t} = false;` or `{t} = {t} && e;`"),
+        }
+    }
+}
+
+impl fmt::Display for Combiner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One reduced local of a `ForAll`'s `Reduce` clause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopReduction {
+    pub combiner: Combiner,
+    /// The local's definition (its `Let` statement).
+    pub local: NodeId,
+}
+
+/// An update of a reduced local inside the `ForAll` that reduces it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CombineInfo {
+    pub combiner: Combiner,
+    /// The local's definition.
+    pub local: NodeId,
+    /// The expression combined into it: the assigned value itself (`t += e`, `t = true`,
+    /// `t = t || e`) or one operand of it (`e` in `t = min(t, e)`).
+    pub value: NodeId,
+    /// In a chain of `||` (`&&`), the `t` among its operands: read as the combiner's
+    /// identity (`false`, `true`).
+    pub own: Option<NodeId>,
+}
+
 /// What a kernel contains.
 #[derive(Clone, Debug)]
 pub struct KernelInfo {
@@ -551,6 +677,7 @@ pub enum IterKind {
     Worklist,
     Nodes,
     Edges,
+    InEdges,
     Range,
     Triangles,
 }

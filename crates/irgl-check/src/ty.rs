@@ -23,6 +23,9 @@ pub enum Ty {
     F64,
     Node,
     Edge,
+    /// An in-edge of a node (`g.in_edges(n)`): a position in the graph's transpose, a
+    /// 32-bit unsigned index of its own (not an `edge`: `g.edge_of(k)` gives that).
+    InEdge,
     /// A triangle of the mesh: a 32-bit unsigned index, like `node`.
     Triangle,
     /// A vertex of the mesh: a 32-bit unsigned index, like `node`.
@@ -48,6 +51,7 @@ impl Ty {
             Ty::F64 => "f64",
             Ty::Node => "node",
             Ty::Edge => "edge",
+            Ty::InEdge => "in_edge",
             Ty::Triangle => "triangle",
             Ty::Vertex => "vertex",
             Ty::Point => "point",
@@ -63,7 +67,15 @@ impl Ty {
     pub fn is_integer(self) -> bool {
         matches!(
             self,
-            Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex
+            Ty::U32
+                | Ty::I32
+                | Ty::U64
+                | Ty::I64
+                | Ty::Node
+                | Ty::Edge
+                | Ty::InEdge
+                | Ty::Triangle
+                | Ty::Vertex
         )
     }
 
@@ -85,7 +97,7 @@ impl Ty {
     pub fn is_u32_like(self) -> bool {
         matches!(
             self,
-            Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex
+            Ty::U32 | Ty::Node | Ty::Edge | Ty::InEdge | Ty::Triangle | Ty::Vertex
         )
     }
 
@@ -143,7 +155,7 @@ impl Ty {
 /// "a" or "an" before a type's name in prose (`an `edge``, `a `u32``).
 pub(crate) fn article(t: Ty) -> &'static str {
     match t {
-        Ty::Edge | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => "an",
+        Ty::Edge | Ty::InEdge | Ty::I32 | Ty::I64 | Ty::F32 | Ty::F64 => "an",
         _ => "a",
     }
 }

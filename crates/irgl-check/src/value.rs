@@ -119,7 +119,9 @@ fn to_v(v: Value) -> V {
 
 fn range(ty: Ty) -> Option<(i128, i128)> {
     Some(match ty {
-        Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex => (0, u32::MAX.into()),
+        Ty::U32 | Ty::Node | Ty::Edge | Ty::InEdge | Ty::Triangle | Ty::Vertex => {
+            (0, u32::MAX.into())
+        }
         Ty::I32 => (i32::MIN.into(), i32::MAX.into()),
         Ty::U64 => (0, u64::MAX.into()),
         Ty::I64 => (i64::MIN.into(), i64::MAX.into()),
@@ -130,7 +132,7 @@ fn range(ty: Ty) -> Option<(i128, i128)> {
 fn from_v(v: V, ty: Ty) -> Option<Value> {
     Some(match (v, ty) {
         (V::Bool(b), Ty::Bool) => Value::Bool(b),
-        (V::Int(i), Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex) => {
+        (V::Int(i), Ty::U32 | Ty::Node | Ty::Edge | Ty::InEdge | Ty::Triangle | Ty::Vertex) => {
             Value::U32(u32::try_from(i).ok()?)
         }
         (V::Int(i), Ty::I32) => Value::I32(i32::try_from(i).ok()?),

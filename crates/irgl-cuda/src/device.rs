@@ -332,20 +332,21 @@ impl Emitter<'_> {
                 );
                 self.braced(&head, &f.body);
             }
-            Space::Edges { node } => {
+            Space::Edges { node, dir } => {
                 let node = self.x.cond(*node);
+                let csr = edges_of(*dir);
                 self.w.open("{");
                 self.w
                     .line(format!("const uint32_t irgl_node{n} = {node};"));
                 self.w.line(format!(
-                    "const uint32_t irgl_end{n} = {g}.csr.end(irgl_node{n});"
+                    "const uint32_t irgl_end{n} = {g}.{csr}.end(irgl_node{n});"
                 ));
                 let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body, Aggregation::Thread);
                 let first = if sites.is_empty() {
-                    format!("{g}.csr.begin(irgl_node{n})")
+                    format!("{g}.{csr}.begin(irgl_node{n})")
                 } else {
                     self.w.line(format!(
-                        "const uint32_t irgl_first{n} = {g}.csr.begin(irgl_node{n});"
+                        "const uint32_t irgl_first{n} = {g}.{csr}.begin(irgl_node{n});"
                     ));
                     self.loop_reservations(
                         &sites,
@@ -387,9 +388,12 @@ impl Emitter<'_> {
                     from("0"),
                     advance(&k)
                 ));
-                self.w.line(format!(
-                    "const {ty} {v} = static_cast<{ty}>(irgl_lo{n} + {k});"
-                ));
+                // A body may count its iterations without reading the variable.
+                if irgl_ir::visit::locals_used(self.body(), &f.body).contains(&f.var) {
+                    self.w.line(format!(
+                        "const {ty} {v} = static_cast<{ty}>(irgl_lo{n} + {k});"
+                    ));
+                }
                 self.block(&f.body);
                 self.w.close("}");
                 for s in sites {
@@ -492,15 +496,16 @@ impl Emitter<'_> {
                 ));
                 None
             }
-            Space::Edges { node } => {
+            Space::Edges { node, dir } => {
                 let node = self.x.cond(*node);
+                let csr = edges_of(*dir);
                 self.w
                     .line(format!("const uint32_t irgl_node{n} = {node};"));
                 self.w.line(format!(
-                    "const uint32_t irgl_first{n} = {g}.csr.begin(irgl_node{n});"
+                    "const uint32_t irgl_first{n} = {g}.{csr}.begin(irgl_node{n});"
                 ));
                 self.w.line(format!(
-                    "const uint64_t irgl_total{n} = {g}.csr.end(irgl_node{n}) - irgl_first{n};"
+                    "const uint64_t irgl_total{n} = {g}.{csr}.end(irgl_node{n}) - irgl_first{n};"
                 ));
                 Some(format!("irgl_first{n}"))
             }
@@ -704,14 +709,15 @@ impl Emitter<'_> {
             i.loop_id
         ));
         match &i.space {
-            Space::Edges { node } => {
+            Space::Edges { node, dir } => {
                 let node = self.x.cond(*node);
+                let csr = edges_of(*dir);
                 self.w
                     .line(format!("const uint32_t irgl_node{n} = {node};"));
                 self.w
-                    .line(format!("{begin} = {g}.csr.begin(irgl_node{n});"));
+                    .line(format!("{begin} = {g}.{csr}.begin(irgl_node{n});"));
                 self.w
-                    .line(format!("{count} = {g}.csr.end(irgl_node{n}) - {begin};"));
+                    .line(format!("{count} = {g}.{csr}.end(irgl_node{n}) - {begin};"));
             }
             Space::Range { lo, hi } => {
                 let ty = c_type(self.body().locals[i.state.begin].ty);
@@ -738,5 +744,13 @@ impl Emitter<'_> {
         self.w.line(format!("{reached} = true;"));
         self.w.close("}");
         self.w.line("break;");
+    }
+}
+
+/// The member of the generated `G` that holds a node's out-edges (`csr`) or in-edges.
+pub(crate) fn edges_of(dir: EdgeDir) -> &'static str {
+    match dir {
+        EdgeDir::Out => "csr",
+        EdgeDir::In => "in_edges",
     }
 }

@@ -9,7 +9,7 @@ use crate::names::cpp;
 pub(crate) fn c_type(t: Ty) -> &'static str {
     match t {
         Ty::Bool => "bool",
-        Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex => "uint32_t",
+        Ty::U32 | Ty::Node | Ty::Edge | Ty::InEdge | Ty::Triangle | Ty::Vertex => "uint32_t",
         Ty::I32 => "int32_t",
         Ty::U64 => "unsigned long long",
         Ty::I64 => "long long",
@@ -169,15 +169,20 @@ impl<'a> Exprs<'a> {
                 }
             }
             ExprKind::GraphQuery(m, a) => {
-                let method = match m {
-                    GraphMethod::Dst => "dst",
-                    GraphMethod::Degree => "degree",
-                    GraphMethod::EdgeBegin => "begin",
-                    GraphMethod::EdgeEnd => "end",
+                let (csr, method) = match m {
+                    GraphMethod::Dst => ("csr", "dst"),
+                    GraphMethod::Degree => ("csr", "degree"),
+                    GraphMethod::EdgeBegin => ("csr", "begin"),
+                    GraphMethod::EdgeEnd => ("csr", "end"),
+                    GraphMethod::Src => ("in_edges", "src"),
+                    GraphMethod::EdgeOf => ("in_edges", "edge_of"),
+                    GraphMethod::InDegree => ("in_edges", "degree"),
+                    GraphMethod::InEdgeBegin => ("in_edges", "begin"),
+                    GraphMethod::InEdgeEnd => ("in_edges", "end"),
                 };
                 let a = self.expr(*a);
                 match self.side {
-                    Side::Device => format!("{}.csr.{method}({a})", self.graph()),
+                    Side::Device => format!("{}.{csr}.{method}({a})", self.graph()),
                     Side::Host => format!("irgl::host_{method}(h.hg, {a})"),
                 }
             }
@@ -414,7 +419,7 @@ pub(crate) fn int_literal(v: u64, ty: Ty) -> String {
         Ty::I32 => format!("static_cast<int32_t>({v}ll)"),
         Ty::F32 => format!("{v}.0f"),
         Ty::F64 => format!("{v}.0"),
-        Ty::U32 | Ty::Node | Ty::Edge | Ty::Triangle | Ty::Vertex => format!("{v}u"),
+        Ty::U32 | Ty::Node | Ty::Edge | Ty::InEdge | Ty::Triangle | Ty::Vertex => format!("{v}u"),
         t => panic!("integer literal of type {t}"),
     }
 }

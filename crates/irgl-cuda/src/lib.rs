@@ -152,6 +152,26 @@ struct ProgramTemplate {
     mesh_output: bool,
     /// The local arrays of every kernel, for the device error flag's messages.
     array_errors: Vec<ArrayErrorDef>,
+    /// `graph g : in_edges`: the host builds (or shares) the transpose, `g.in_edges`.
+    in_edges: bool,
+    /// The in-edges are the graph's own CSR (symmetric, no `edge_of`).
+    in_edges_shared: bool,
+    /// Some kernel uses `g.edge_of(k)`: the transpose carries out-edge ids.
+    in_edge_ids: bool,
+}
+
+/// Whether some kernel asks for an in-edge's out-edge id (`g.edge_of(k)`).
+fn uses_edge_of(m: &Module) -> bool {
+    m.kernels.iter().any(|(_, k)| {
+        let mut found = false;
+        visit::walk_block_exprs(&k.body, &k.body.block, &mut |e| {
+            found |= matches!(
+                k.body.exprs[e].kind,
+                ExprKind::GraphQuery(GraphMethod::EdgeOf, _)
+            );
+        });
+        found
+    })
 }
 
 /// The kernels that `main` launches outside control kernels.
@@ -195,6 +215,9 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         mesh: m.graph.mesh,
         mesh_output: m.outputs.contains(&Output::Mesh),
         array_errors: Vec::new(),
+        in_edges: m.graph.in_edges,
+        in_edges_shared: m.graph.in_edges && m.graph.symmetric && !uses_edge_of(m),
+        in_edge_ids: m.graph.in_edges && uses_edge_of(m),
     };
     for c in &m.consts {
         t.consts.push(Decl {

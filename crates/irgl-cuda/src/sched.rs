@@ -91,6 +91,20 @@ impl Emitter<'_> {
                 self.w
                     .line(format!("irgl_c{n}_{name}[threadIdx.x] = {name};"));
             }
+            if !f.reductions.is_empty() {
+                self.w.line(
+                    "// Each owner's reduced locals: the threads that run its iterations combine into them.",
+                );
+            }
+            for r in &f.reductions {
+                let ty = c_type(body.locals[r.local].ty);
+                let name = self.x.local(r.local);
+                self.w.line(format!(
+                    "__shared__ irgl::slot_t<{ty}> irgl_r{n}_{name}[BLOCK];"
+                ));
+                self.w
+                    .line(format!("irgl_r{n}_{name}[threadIdx.x] = {name};"));
+            }
         }
         // Pushes made once per iteration: the block reserves the slots of all its items'
         // iterations at once (a prefix sum of the trip counts, one atomic).
@@ -123,13 +137,101 @@ impl Emitter<'_> {
             self.w
                 .line("__syncthreads();  // the next trip rewrites the shared arrays");
         }
+        if shared {
+            for r in &f.reductions {
+                let ty = c_type(body.locals[r.local].ty);
+                let name = self.x.local(r.local);
+                self.w.line(format!(
+                    "{name} = static_cast<{ty}>(irgl_r{n}_{name}[threadIdx.x]);  // its items' combination"
+                ));
+            }
+        }
         self.w.close("}");
+    }
+
+    /// Declares this thread's partial result of each local the loop reduces (the
+    /// combiner's identity) and sends the loop's combinations there.
+    fn open_partials(&mut self, f: &ForAll) {
+        let n = f.id.index();
+        for r in &f.reductions {
+            let ty = c_type(self.body().locals[r.local].ty);
+            let name = self.x.local(r.local);
+            let partial = format!("irgl_p{n}_{name}");
+            self.w.line(format!(
+                "{ty} {partial} = irgl::identity<{}, {ty}>();",
+                combiner(r.combiner)
+            ));
+            self.partials.insert(r.local, partial);
+        }
+    }
+
+    fn close_partials(&mut self, f: &ForAll) {
+        for r in &f.reductions {
+            self.partials.remove(&r.local);
+        }
+    }
+
+    /// Per reduced local: `(C++ type, combiner, partial, slot array)`.
+    fn reduced(&self, f: &ForAll) -> Vec<(String, &'static str, String, String)> {
+        let n = f.id.index();
+        f.reductions
+            .iter()
+            .map(|r| {
+                let name = self.x.local(r.local);
+                (
+                    c_type(self.body().locals[r.local].ty).to_string(),
+                    combiner(r.combiner),
+                    format!("irgl_p{n}_{name}"),
+                    format!("irgl_r{n}_{name}"),
+                )
+            })
+            .collect()
+    }
+
+    /// After a scheduler's loop that every lane of the warp reaches: the partials of the
+    /// lanes of each group of `width` (which ran one item, of the thread `owner` names in the
+    /// group's first lane) combined by shuffles, then into the owner's slot: with an atomic
+    /// (`atomic`: other warps run the same item) or a plain update by the first lane.
+    fn combine_groups(&mut self, f: &ForAll, width: u32, owner: &str, valid: &str, atomic: bool) {
+        for (ty, c, partial, slot) in self.reduced(f) {
+            self.w.line(format!(
+                "{partial} = irgl::group_combine<{c}, {width}>({partial});"
+            ));
+            let first = if width == 32 {
+                "(threadIdx.x & 31u) == 0".to_string()
+            } else {
+                format!("(threadIdx.x & {}u) == 0", width - 1)
+            };
+            let f = if atomic {
+                "combine_atomic"
+            } else {
+                "combine_into"
+            };
+            let cond = if valid == "true" {
+                first
+            } else {
+                format!("{first} && {valid}")
+            };
+            self.w.line(format!(
+                "if ({cond}) irgl::{f}<{c}, {ty}>(&{slot}[{owner}], {partial});"
+            ));
+        }
     }
 
     /// One iteration: iteration `k` of the item of thread `o`. `block_trip`: this scheduler's
     /// trips are run by the whole block together, one iteration per thread, and a `Continue`
-    /// leaves the `do`/`while (0)` around the iteration instead of the loop.
-    fn exec(&mut self, f: &ForAll, b: &BlockSchedule, o: &str, k: &str, block_trip: bool) {
+    /// leaves the `do`/`while (0)` around the iteration instead of the loop; `wrapped`: the
+    /// iteration is in such a `do`/`while (0)` for another reason (the trip's combinations
+    /// follow it).
+    fn exec(
+        &mut self,
+        f: &ForAll,
+        b: &BlockSchedule,
+        o: &str,
+        k: &str,
+        block_trip: bool,
+        wrapped: bool,
+    ) {
         let n = f.id.index();
         let body = self.body();
         let ty = c_type(body.locals[f.var].ty);
@@ -145,7 +247,7 @@ impl Emitter<'_> {
             self.w
                 .line(format!("const {lt} {name} = irgl_c{n}_{name}[{o}];"));
         }
-        self.continues.push(if block_trip {
+        self.continues.push(if block_trip || wrapped {
             ContinueAs::Break
         } else {
             ContinueAs::Continue
@@ -206,10 +308,11 @@ impl Emitter<'_> {
         self.w
             .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));
         let sites = irgl_ir::visit::trip_pushes(self.body(), &f.body);
+        self.open_partials(f);
         if sites.is_empty() {
             self.w
                 .open("for (uint32_t irgl_k = threadIdx.x; irgl_k < irgl_n; irgl_k += BLOCK) {");
-            self.exec(f, b, "irgl_o", "irgl_k", false);
+            self.exec(f, b, "irgl_o", "irgl_k", false, false);
             self.w.close("}");
         } else {
             // Trips of one iteration per thread, run by the whole block (block pushes).
@@ -221,11 +324,14 @@ impl Emitter<'_> {
             self.trip_flags(&sites);
             self.w.open("do {  // this thread's iteration of the trip");
             self.w.line("if (irgl_k >= irgl_n) break;");
-            self.exec(f, b, "irgl_o", "irgl_k", true);
+            self.exec(f, b, "irgl_o", "irgl_k", true, false);
             self.w.close("} while (0);");
             self.trip_reservations(&sites);
             self.w.close("}");
         }
+        self.close_partials(f);
+        // The item's partials: per warp by shuffles, then one shared atomic per warp.
+        self.combine_groups(f, 32, "irgl_o", "true", true);
         self.w.close("}");
         self.w.close("}");
     }
@@ -263,10 +369,14 @@ impl Emitter<'_> {
                 .line("if (irgl_lane == irgl_leader) irgl_wait = false;");
             self.w
                 .line(format!("const uint32_t irgl_n = irgl_count{n}[irgl_o];"));
+            self.open_partials(f);
             self.w
                 .open("for (uint32_t irgl_k = irgl_lane; irgl_k < irgl_n; irgl_k += 32u) {");
-            self.exec(f, b, "irgl_o", "irgl_k", false);
+            self.exec(f, b, "irgl_o", "irgl_k", false, false);
             self.w.close("}");
+            self.close_partials(f);
+            // The item is this warp's alone: its first lane updates the owner's slot.
+            self.combine_groups(f, 32, "irgl_o", "true", false);
         } else {
             let mask = (1u64 << width) - 1;
             self.w.line(format!(
@@ -276,11 +386,20 @@ impl Emitter<'_> {
             self.w.line(format!(
                 "const unsigned irgl_group_votes = (irgl_votes >> irgl_group) & {mask:#x}u;"
             ));
+            let reduces = !f.reductions.is_empty();
+            if reduces {
+                // The group's owner, read after the group's loop by all its lanes.
+                self.w.line("uint32_t irgl_go = BLOCK;");
+                self.open_partials(f);
+            }
             self.w.open("if (irgl_group_votes != 0u) {");
             self.w
                 .line("const unsigned irgl_leader = irgl_group + __ffs(irgl_group_votes) - 1u;");
             self.w
                 .line("const uint32_t irgl_o = (threadIdx.x & ~31u) + irgl_leader;");
+            if reduces {
+                self.w.line("irgl_go = irgl_o;");
+            }
             self.w
                 .line("if (irgl_lane == irgl_leader) irgl_wait = false;");
             self.w
@@ -288,9 +407,14 @@ impl Emitter<'_> {
             self.w.open(format!(
                 "for (uint32_t irgl_k = irgl_lane - irgl_group; irgl_k < irgl_n; irgl_k += {width}u) {{"
             ));
-            self.exec(f, b, "irgl_o", "irgl_k", false);
+            self.exec(f, b, "irgl_o", "irgl_k", false, false);
             self.w.close("}");
             self.w.close("}");
+            if reduces {
+                self.close_partials(f);
+                // Each group's item is its own: its first lane updates the owner's slot.
+                self.combine_groups(f, width, "irgl_go", "irgl_go != BLOCK", false);
+            }
         }
         self.w.close("}");
         self.w.close("}");
@@ -325,28 +449,57 @@ impl Emitter<'_> {
             self.w
                 .line("const unsigned long long irgl_k = irgl_base + threadIdx.x;");
             let block_trip = !sites.is_empty();
+            let reduces = !f.reductions.is_empty();
             if block_trip {
                 self.trip_flags(&sites);
+            }
+            if reduces {
+                // The trip's combinations follow the iteration: every lane must reach them.
+                self.w.line(format!(
+                    "const uint32_t irgl_o = irgl_k < irgl_total ? irgl::owner_of<BLOCK>(irgl_offset{n}, irgl_k) : BLOCK;"
+                ));
+                self.open_partials(f);
+            }
+            if block_trip || reduces {
                 self.w.open("do {  // this thread's iteration of the trip");
                 self.w.line("if (irgl_k >= irgl_total) break;");
             } else {
                 self.w.open("if (irgl_k < irgl_total) {");
             }
-            self.w.line(format!(
-                "const uint32_t irgl_o = irgl::owner_of<BLOCK>(irgl_offset{n}, irgl_k);"
-            ));
+            if !reduces {
+                self.w.line(format!(
+                    "const uint32_t irgl_o = irgl::owner_of<BLOCK>(irgl_offset{n}, irgl_k);"
+                ));
+            }
             self.exec(
                 f,
                 b,
                 "irgl_o",
                 &format!("(irgl_k - irgl_offset{n}[irgl_o])"),
                 block_trip,
+                reduces,
             );
-            if block_trip {
+            if block_trip || reduces {
                 self.w.close("} while (0);");
-                self.trip_reservations(&sites);
             } else {
                 self.w.close("}");
+            }
+            if block_trip {
+                self.trip_reservations(&sites);
+            }
+            if reduces {
+                self.close_partials(f);
+                // Consecutive lanes run consecutive iterations: a segmented combination per
+                // owner, then one shared atomic per segment.
+                self.w.line("bool irgl_tail;");
+                for (ty, c, partial, slot) in self.reduced(f) {
+                    self.w.line(format!(
+                        "{partial} = irgl::segmented_combine<{c}>({partial}, irgl_o, irgl_tail);"
+                    ));
+                    self.w.line(format!(
+                        "if (irgl_tail && irgl_o != BLOCK) irgl::combine_atomic<{c}, {ty}>(&{slot}[irgl_o], {partial});"
+                    ));
+                }
             }
             self.w.close("}");
         } else {
@@ -361,18 +514,45 @@ impl Emitter<'_> {
             self.w.line(format!(
                 "uint32_t irgl_o = irgl::owner_of<BLOCK>(irgl_offset{n}, irgl_k);"
             ));
+            let reduced = self.reduced(f);
+            self.open_partials(f);
             self.w.open("for (; irgl_k < irgl_end; ++irgl_k) {");
-            self.w.line(format!(
-                "while (irgl_o + 1 < BLOCK && irgl_offset{n}[irgl_o + 1] <= irgl_k) ++irgl_o;"
-            ));
+            if reduced.is_empty() {
+                self.w.line(format!(
+                    "while (irgl_o + 1 < BLOCK && irgl_offset{n}[irgl_o + 1] <= irgl_k) ++irgl_o;"
+                ));
+            } else {
+                // A share may span items: each item's partial goes to its owner's slot.
+                self.w.open(format!(
+                    "if (irgl_o + 1 < BLOCK && irgl_offset{n}[irgl_o + 1] <= irgl_k) {{"
+                ));
+                for (ty, c, partial, slot) in &reduced {
+                    self.w.line(format!(
+                        "irgl::combine_atomic<{c}, {ty}>(&{slot}[irgl_o], {partial});"
+                    ));
+                    self.w
+                        .line(format!("{partial} = irgl::identity<{c}, {ty}>();"));
+                }
+                self.w.line(format!(
+                    "while (irgl_o + 1 < BLOCK && irgl_offset{n}[irgl_o + 1] <= irgl_k) ++irgl_o;"
+                ));
+                self.w.close("}");
+            }
             self.exec(
                 f,
                 b,
                 "irgl_o",
                 &format!("(irgl_k - irgl_offset{n}[irgl_o])"),
                 false,
+                false,
             );
             self.w.close("}");
+            self.close_partials(f);
+            for (ty, c, partial, slot) in &reduced {
+                self.w.line(format!(
+                    "irgl::combine_atomic<{c}, {ty}>(&{slot}[irgl_o], {partial});"
+                ));
+            }
             self.w.close("}");
         }
         self.w.close("}");
@@ -388,6 +568,11 @@ impl Emitter<'_> {
         self.w.open(format!(
             "if (irgl_policy{n} == {i}u) {{  // serial: the remaining items, each by its own thread"
         ));
+        // With other schedulers, the owner's slot holds its reduced locals.
+        let slots = b.policies.iter().any(|p| *p != Policy::Serial);
+        if slots {
+            self.open_partials(f);
+        }
         self.w.open(format!(
             "for (uint32_t irgl_k = 0; irgl_k < irgl_mine{n}; ++irgl_k) {{"
         ));
@@ -402,6 +587,25 @@ impl Emitter<'_> {
         self.block_trips.pop();
         self.continues.pop();
         self.w.close("}");
+        if slots {
+            self.close_partials(f);
+            for (ty, c, partial, slot) in self.reduced(f) {
+                self.w.line(format!(
+                    "irgl::combine_into<{c}, {ty}>(&{slot}[threadIdx.x], {partial});"
+                ));
+            }
+        }
         self.w.close("}");
+    }
+}
+
+/// The runtime's name of a combiner.
+fn combiner(c: Combiner) -> &'static str {
+    match c {
+        Combiner::Sum => "irgl::Combiner::Sum",
+        Combiner::Min => "irgl::Combiner::Min",
+        Combiner::Max => "irgl::Combiner::Max",
+        Combiner::Any => "irgl::Combiner::Any",
+        Combiner::All => "irgl::Combiner::All",
     }
 }

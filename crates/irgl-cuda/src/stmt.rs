@@ -43,6 +43,9 @@ pub(crate) struct Emitter<'a> {
     /// The kernel has retry backoff: its outermost worklist loop hands each thread
     /// `irgl_chunk` consecutive items at a time.
     pub chunked: bool,
+    /// Inside a block-scheduled `ForAll` that reduces locals: the register each reduced
+    /// local's combinations go to (the thread's partial result).
+    pub partials: std::collections::HashMap<LocalId, String>,
 }
 
 impl<'a> Emitter<'a> {
@@ -65,6 +68,7 @@ impl<'a> Emitter<'a> {
             control: None,
             asynchrony: None,
             chunked: false,
+            partials: std::collections::HashMap::new(),
         }
     }
 
@@ -157,6 +161,27 @@ impl<'a> Emitter<'a> {
                 } else {
                     self.w.line(format!("{text};"));
                 }
+            }
+            StmtKind::Combine {
+                local,
+                combiner,
+                value,
+            } => {
+                let t = self
+                    .partials
+                    .get(local)
+                    .cloned()
+                    .unwrap_or_else(|| self.x.local(*local));
+                let v = self.x.cond(*value);
+                let ty = c_type(body.locals[*local].ty);
+                let text = match combiner {
+                    Combiner::Sum => format!("{t} += {v};"),
+                    Combiner::Min => format!("{t} = irgl::min_of({t}, static_cast<{ty}>({v}));"),
+                    Combiner::Max => format!("{t} = irgl::max_of({t}, static_cast<{ty}>({v}));"),
+                    Combiner::Any => format!("if ({v}) {t} = true;"),
+                    Combiner::All => format!("if (!({v})) {t} = false;"),
+                };
+                self.w.line(text);
             }
             StmtKind::Eval(e) => {
                 let text = self.x.cond(*e);

@@ -46,6 +46,9 @@ struct G {
 // ---- the graph and its properties, as kernels see them
 struct G {
   irgl::Graph csr;
+{%- if in_edges %}
+  irgl::InEdges in_edges;  // the transpose{% if in_edges_shared %}: the graph itself (symmetric){% endif %}
+{%- endif %}
 {%- endif %}
 {%- for p in props %}
   {{ p.ty }}* {{ p.name }};
@@ -85,6 +88,9 @@ struct Host {
 {%- else %}
   irgl::HostGraph hg;
   irgl::DeviceGraph dg;
+{%- if in_edges %}
+  irgl::DeviceInEdges din;
+{%- endif %}
 {%- endif %}
   G g;
 {%- for p in props %}
@@ -113,6 +119,9 @@ struct Host {
   Host(irgl::HostGraph graph, uint32_t wl_capacity)
       : hg(std::move(graph)),
         dg(hg),
+{%- if in_edges %}
+        din(hg, dg, /*shared=*/{{ in_edges_shared }}, /*ids=*/{{ in_edge_ids }}),
+{%- endif %}
 {%- endif %}
 {%- for p in props %}
 {%- if !p.input %}
@@ -125,6 +134,9 @@ struct Host {
     g.mesh = dm.view();
 {%- else %}
     g.csr = dg.view();
+{%- if in_edges %}
+    g.in_edges = din.view();
+{%- endif %}
 {%- endif %}
 {%- for p in props %}
 {%- if p.input %}

@@ -199,7 +199,7 @@ impl Printer<'_> {
             Space::Worklist => "WL".into(),
             Space::Nodes => "nodes".into(),
             Space::Triangles => "triangles".into(),
-            Space::Edges { node } => format!("edges({})", self.expr(*node)),
+            Space::Edges { node, dir } => format!("{}({})", dir.method(), self.expr(*node)),
             Space::Range { lo, hi } => format!("{}..{}", self.operand(*lo), self.operand(*hi)),
             Space::Inspected => "inspected".into(),
         }
@@ -310,8 +310,13 @@ impl Printer<'_> {
                         )
                     }
                 };
+                let reduce: String = f
+                    .reductions
+                    .iter()
+                    .map(|r| format!(" reduce {} {}", r.combiner, self.local(r.local)))
+                    .collect();
                 let head = format!(
-                    "forall {} {} in {} [{sched}]",
+                    "forall {} {} in {} [{sched}]{reduce}",
                     f.id,
                     self.decl(f.var),
                     self.space(&f.space)
@@ -342,6 +347,18 @@ impl Printer<'_> {
             }
             StmtKind::Reduce(e) => {
                 let text = format!("reduce {}", self.expr(*e));
+                self.line(s, &text);
+            }
+            StmtKind::Combine {
+                local,
+                combiner,
+                value,
+            } => {
+                let text = format!(
+                    "combine {combiner} {} {}",
+                    self.local(*local),
+                    self.expr(*value)
+                );
                 self.line(s, &text);
             }
             StmtKind::Unlock { locks, index } => {
@@ -535,13 +552,7 @@ impl Printer<'_> {
                 GraphField::NVertices => "nvertices".into(),
             },
             ExprKind::GraphQuery(m, a) => {
-                let name = match m {
-                    GraphMethod::Dst => "dst",
-                    GraphMethod::Degree => "degree",
-                    GraphMethod::EdgeBegin => "edge_begin",
-                    GraphMethod::EdgeEnd => "edge_end",
-                };
-                format!("{name}({})", self.expr(*a))
+                format!("{}({})", m.name(), self.expr(*a))
             }
             ExprKind::Pop(i) => format!("pop({})", self.expr(*i)),
             ExprKind::TryLock { locks, index } => {

@@ -121,8 +121,9 @@ impl Body {
 
     fn clone_space_with(&mut self, space: &Space, map: &LocalMap) -> Space {
         match space {
-            Space::Edges { node } => Space::Edges {
+            Space::Edges { node, dir } => Space::Edges {
                 node: self.clone_expr_with(*node, map),
+                dir: *dir,
             },
             Space::Range { lo, hi } => {
                 let lo = self.clone_expr_with(*lo, map);
@@ -180,6 +181,15 @@ impl Body {
             }
             StmtKind::Eval(e) => StmtKind::Eval(self.clone_expr_with(e, map)),
             StmtKind::Reduce(e) => StmtKind::Reduce(self.clone_expr_with(e, map)),
+            StmtKind::Combine {
+                local,
+                combiner,
+                value,
+            } => StmtKind::Combine {
+                local: *map.get(&local).unwrap_or(&local),
+                combiner,
+                value: self.clone_expr_with(value, map),
+            },
             StmtKind::If {
                 cond,
                 then_block,
@@ -215,6 +225,14 @@ impl Body {
                     space,
                     body,
                     schedule: f.schedule,
+                    reductions: f
+                        .reductions
+                        .iter()
+                        .map(|r| LoopReduce {
+                            local: *map.get(&r.local).unwrap_or(&r.local),
+                            ..*r
+                        })
+                        .collect(),
                 })
             }
             StmtKind::Push(p) => StmtKind::Push(Push {

@@ -3,11 +3,11 @@
 use crate::entity::Arena;
 
 pub use irgl_check::{
-    AtomicOp, Builtin, ConstId, GlobalId, GraphField, GraphMethod, MeshMethod, ParamId, PropId, Ty,
-    Value,
+    AtomicOp, Builtin, Combiner, ConstId, GlobalId, GraphField, GraphMethod, MeshMethod, ParamId,
+    PropId, Ty, Value,
 };
 pub use irgl_diagnostics::Span;
-pub use irgl_syntax::ast::{BinaryOp, PropOwner, Reduction, UnaryOp};
+pub use irgl_syntax::ast::{BinaryOp, EdgeDir, PropOwner, Reduction, UnaryOp};
 
 entity!(
     /// A kernel of the module; displayed `k0`.
@@ -132,6 +132,8 @@ pub struct Graph {
     pub mesh: bool,
     pub symmetric: bool,
     pub simple: bool,
+    /// `graph g : in_edges`: kernels read in-edges; the program builds the transpose.
+    pub in_edges: bool,
     /// Indexed by [`PropId`], in declaration order.
     pub props: Vec<Prop>,
     /// The `input` edge property: the graph file's edge data.
@@ -481,6 +483,13 @@ pub enum StmtKind {
 
     // ---- kernels
     ForAll(ForAll),
+    /// `local = combiner(local, value)`, inside a `ForAll` that reduces `local` (or in a
+    /// `ForAll` nested in it that reduces it too).
+    Combine {
+        local: LocalId,
+        combiner: Combiner,
+        value: ExprId,
+    },
     Push(Push),
     /// `ReduceAndReturn value`: contributes to the kernel's Any/All reduction.
     Reduce(ExprId),
@@ -560,6 +569,18 @@ pub struct ForAll {
     pub space: Space,
     pub body: Block,
     pub schedule: Schedule,
+    /// The locals declared outside the loop that its iterations combine into (its `Reduce`
+    /// clause); inside the body they are updated only by [`StmtKind::Combine`].
+    pub reductions: Vec<LoopReduce>,
+}
+
+/// One local a `ForAll` reduces: each thread that runs iterations combines into a partial
+/// result (from the combiner's identity), and the partials are combined into the local when
+/// the loop ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopReduce {
+    pub local: LocalId,
+    pub combiner: Combiner,
 }
 
 impl ForAll {
@@ -571,7 +592,7 @@ impl ForAll {
                 Space::Edges { .. } => true,
                 Space::Range { .. } => matches!(
                     body.locals[self.var].ty,
-                    Ty::U32 | Ty::I32 | Ty::Node | Ty::Edge
+                    Ty::U32 | Ty::I32 | Ty::Node | Ty::Edge | Ty::InEdge
                 ),
                 _ => false,
             }
@@ -587,8 +608,9 @@ pub enum Space {
     Nodes,
     /// Every triangle slot of the mesh in use when the kernel starts.
     Triangles,
-    /// The out-edges of a node.
-    Edges { node: ExprId },
+    /// The out-edges of a node (`edge` values), or its in-edges (`in_edge` values, positions
+    /// in the graph's transpose).
+    Edges { node: ExprId, dir: EdgeDir },
     /// `lo..hi` in the variable's type.
     Range { lo: ExprId, hi: ExprId },
     /// The space was evaluated by the loop's [`Inspect`] statement.

@@ -30,6 +30,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
         name: graph.name.clone(),
         mesh: graph.mesh,
         symmetric: graph.attrs.symmetric,
+        in_edges: graph.attrs.in_edges,
         simple: graph.attrs.simple,
         props: graph
             .props
@@ -182,6 +183,9 @@ struct BodyBuilder<'a> {
     regions: u32,
     pipe_depth: u32,
     temps: u32,
+    /// While lowering an `any`/`all` update `t = t || e`: the `t` (read as the identity, the
+    /// bool given).
+    own_read: Option<(NodeId, bool)>,
 }
 
 impl<'a> BodyBuilder<'a> {
@@ -196,6 +200,7 @@ impl<'a> BodyBuilder<'a> {
             regions: 0,
             pipe_depth: 0,
             temps: 0,
+            own_read: None,
         }
     }
 
@@ -268,6 +273,13 @@ impl<'a> BodyBuilder<'a> {
     /// An expression without kernel launches.
     fn expr(&mut self, e: &ast::Expr) -> ExprId {
         let span = e.span;
+        if let Some((own, identity)) = self.own_read
+            && own == e.id
+        {
+            // The reduced local inside its own `||`/`&&` update: the combiner's identity.
+            let ty = self.info().expr_ty(e.id);
+            return self.add(ExprKind::Literal(Literal::Bool(identity)), ty, span);
+        }
         let kind = match &e.kind {
             ast::ExprKind::Int(v) => ExprKind::Literal(Literal::Int(*v)),
             ast::ExprKind::Float(v) => ExprKind::Literal(Literal::Float(*v)),
@@ -610,7 +622,35 @@ impl<'a> BodyBuilder<'a> {
                 );
             }
             ast::StmtKind::Assign { target, op, value } => {
-                self.assign(target, *op, value, span, out)
+                if let Some(c) = self.info().combines.get(&s.id).copied() {
+                    let mut operand = operand_of(value, c.value);
+                    let mut own = c.own;
+                    // `t = t || e` combines `e` itself; in longer chains `t` reads as the
+                    // identity.
+                    if let (Some(t), ast::ExprKind::Binary { lhs, rhs, .. }) = (own, &operand.kind)
+                    {
+                        if lhs.id == t {
+                            (operand, own) = (&**rhs, None);
+                        } else if rhs.id == t {
+                            (operand, own) = (&**lhs, None);
+                        }
+                    }
+                    self.own_read = own.map(|own| (own, c.combiner == Combiner::All));
+                    let value = self.expr(operand);
+                    self.own_read = None;
+                    let local = self.local_of(c.local);
+                    self.stmt_into(
+                        out,
+                        StmtKind::Combine {
+                            local,
+                            combiner: c.combiner,
+                            value,
+                        },
+                        span,
+                    );
+                } else {
+                    self.assign(target, *op, value, span, out)
+                }
             }
             ast::StmtKind::Expr(e) => match &e.kind {
                 ast::ExprKind::Push(x) => {
@@ -691,7 +731,9 @@ impl<'a> BodyBuilder<'a> {
                 let b = self.block(b);
                 self.stmt_into(out, StmtKind::Block(b), span);
             }
-            ast::StmtKind::ForAll { var, iter, body } => self.forall(s, var, iter, body, out),
+            ast::StmtKind::ForAll {
+                var, iter, body, ..
+            } => self.forall(s, var, iter, body, out),
             ast::StmtKind::ReduceAndReturn(e) => {
                 let v = self.expr(e);
                 self.stmt_into(out, StmtKind::Reduce(v), span);
@@ -871,14 +913,28 @@ impl<'a> BodyBuilder<'a> {
             ast::Iter::Worklist { .. } => Space::Worklist,
             ast::Iter::Nodes { .. } => Space::Nodes,
             ast::Iter::Triangles { .. } => Space::Triangles,
-            ast::Iter::Edges { node, .. } => Space::Edges {
+            ast::Iter::Edges { node, dir, .. } => Space::Edges {
                 node: self.expr(node),
+                dir: *dir,
             },
             ast::Iter::Range { lo, hi } => Space::Range {
                 lo: self.expr(lo),
                 hi: self.expr(hi),
             },
         };
+        let reductions = self
+            .info()
+            .loop_reductions
+            .get(&s.id)
+            .map(|rs| {
+                rs.iter()
+                    .map(|r| LoopReduce {
+                        local: self.local_of(r.local),
+                        combiner: r.combiner,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let var = self.declare(s.id, var, LocalKind::ForAllVar);
         let schedule = if self.forall_depth == 0 {
             Schedule::Grid { uniform: false }
@@ -896,6 +952,7 @@ impl<'a> BodyBuilder<'a> {
                 space,
                 body,
                 schedule,
+                reductions,
             }),
             s.span,
         );
@@ -1422,4 +1479,21 @@ fn launches(b: &ast::Block) -> bool {
         ast::StmtKind::For { body, .. } | ast::StmtKind::Block(body) => launches(body),
         _ => false,
     })
+}
+
+/// The operand `id` of an update of a reduced local: the value itself or one of its direct
+/// operands (`e` in `t = min(t, e)` or `t = t || e`), as the checker recorded it.
+fn operand_of(value: &ast::Expr, id: NodeId) -> &ast::Expr {
+    if value.id == id {
+        return value;
+    }
+    let children: Vec<&ast::Expr> = match &value.kind {
+        ast::ExprKind::Call { args, .. } => args.iter().collect(),
+        ast::ExprKind::Binary { lhs, rhs, .. } => vec![&**lhs, &**rhs],
+        _ => Vec::new(),
+    };
+    children
+        .into_iter()
+        .find(|e| e.id == id)
+        .unwrap_or_else(|| panic!("the combined operand {id} is not in its update"))
 }

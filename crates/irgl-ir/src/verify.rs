@@ -190,6 +190,8 @@ struct Verifier<'a> {
     inspected: HashMap<LoopId, InspectState>,
     /// Block-scheduled loops already passed in the current uniform ForAll body.
     scheduled: HashSet<LoopId>,
+    /// The reductions of the enclosing `ForAll`s, innermost last.
+    reducing: Vec<Vec<LoopReduce>>,
     current: Option<StmtId>,
 }
 
@@ -210,6 +212,7 @@ impl<'a> Verifier<'a> {
             regions: HashSet::new(),
             inspected: HashMap::new(),
             scheduled: HashSet::new(),
+            reducing: Vec::new(),
             current: None,
         }
     }
@@ -345,6 +348,13 @@ impl<'a> Verifier<'a> {
                 self.declare(*local);
             }
             StmtKind::Assign { place, op, value } => {
+                if let Place::Local(l) = place
+                    && self.is_reduced(*l)
+                {
+                    self.err(format!(
+                        "assignment to {l}, which an enclosing ForAll reduces"
+                    ));
+                }
                 let pt = self.place(place, true);
                 let vt = self.expr(*value);
                 if let (Some(pt), Some(vt)) = (pt, vt) {
@@ -472,6 +482,11 @@ impl<'a> Verifier<'a> {
                     }
                 }
             }
+            StmtKind::Combine {
+                local,
+                combiner,
+                value,
+            } => self.combine(*local, *combiner, *value),
             StmtKind::Reduce(e) => {
                 self.device_only("Reduce");
                 self.cond(*e);
@@ -659,6 +674,27 @@ impl<'a> Verifier<'a> {
             }
             (space, _) => self.space(space, var_ty),
         }
+        // Reductions: of locals visible here, on a nested loop, each once, of a fitting type.
+        if !f.reductions.is_empty() && depth == 0 {
+            self.err(format!(
+                "{} reduces locals but is an outermost ForAll",
+                f.id
+            ));
+        }
+        for (i, r) in f.reductions.iter().enumerate() {
+            if !self.visible.contains(&r.local) {
+                self.err(format!(
+                    "{} reduces {}, which is not declared outside it",
+                    f.id, r.local
+                ));
+            }
+            if f.reductions[..i].iter().any(|o| o.local == r.local) {
+                self.err(format!("{} reduces {} twice", f.id, r.local));
+            }
+            if let Some(l) = self.body.locals.get(r.local) {
+                self.combiner_fits(r.combiner, l.ty);
+            }
+        }
         // The body: the variable is visible in it.
         let mark = self.visible.len();
         let saved = (
@@ -687,6 +723,7 @@ impl<'a> Verifier<'a> {
         let block_trips = matches!(&f.schedule, Schedule::Block(b)
             if b.policies.iter().any(|p| matches!(p, Policy::Threadblock | Policy::Finegrained)));
         let counted = f.is_counted(self.body);
+        self.reducing.push(f.reductions.clone());
         self.block(
             &f.body,
             Frame::ForAll {
@@ -696,9 +733,54 @@ impl<'a> Verifier<'a> {
                 counted,
             },
         );
+        self.reducing.pop();
         (self.inspected, self.scheduled) = saved;
         self.visible.truncate(mark);
         let _ = s;
+    }
+
+    /// In-edges are read only on the device, of a graph that declares them.
+    fn needs_in_edges(&mut self, what: &str) {
+        if !self.module.graph.in_edges {
+            self.err(format!("{what} of a graph without in_edges"));
+        }
+        if self.side == Side::Host {
+            self.err(format!("{what} on the host"));
+        }
+    }
+
+    /// `sum`, `min` and `max` combine numbers, `any` and `all` booleans.
+    fn combiner_fits(&mut self, c: Combiner, ty: Ty) {
+        let fits = match c {
+            Combiner::Sum | Combiner::Min | Combiner::Max => ty.is_integer() || ty.is_float(),
+            Combiner::Any | Combiner::All => ty == Ty::Bool,
+        };
+        if !fits {
+            self.err(format!("{c} reduction of a {ty}"));
+        }
+    }
+
+    /// Whether an enclosing `ForAll` reduces `l` (then only `Combine` may touch it).
+    fn is_reduced(&self, l: LocalId) -> bool {
+        self.reducing.iter().flatten().any(|r| r.local == l)
+    }
+
+    fn combine(&mut self, local: LocalId, combiner: Combiner, value: ExprId) {
+        self.device_only("Combine");
+        match self.reducing.last() {
+            Some(rs) if rs.contains(&LoopReduce { local, combiner }) => {}
+            _ => self.err(format!(
+                "Combine ({combiner}) into {local} outside a ForAll that reduces it so"
+            )),
+        }
+        let lt = self.body.locals.get(local).map(|l| l.ty);
+        if let Some(lt) = lt {
+            self.combiner_fits(combiner, lt);
+        }
+        let vt = self.expr(value);
+        if let (Some(lt), Some(vt)) = (lt, vt) {
+            self.compatible(lt, vt, "combined value");
+        }
     }
 
     fn accumulate(&mut self, a: &Accumulate) {
@@ -782,11 +864,17 @@ impl<'a> Verifier<'a> {
                 }
                 self.compatible(Ty::Triangle, var_ty, "triangle variable")
             }
-            Space::Edges { node } => {
+            Space::Edges { node, dir } => {
                 if let Some(t) = self.expr(*node) {
                     self.compatible(Ty::Node, t, "node of edges()");
                 }
-                self.compatible(Ty::Edge, var_ty, "edge variable");
+                match dir {
+                    EdgeDir::Out => self.compatible(Ty::Edge, var_ty, "edge variable"),
+                    EdgeDir::In => {
+                        self.compatible(Ty::InEdge, var_ty, "in-edge variable");
+                        self.needs_in_edges("in_edges()");
+                    }
+                }
             }
             Space::Range { lo, hi } => {
                 for e in [*lo, *hi] {
@@ -988,6 +1076,9 @@ impl<'a> Verifier<'a> {
             }
             ExprKind::Literal(_) => {}
             ExprKind::Local(l) => {
+                if self.is_reduced(*l) {
+                    self.err(format!("{l} is read inside a ForAll that reduces it"));
+                }
                 if let Some(local) = self.local(*l) {
                     let lt = local.ty;
                     if matches!(local.kind, LocalKind::Array { .. }) {
@@ -1175,9 +1266,15 @@ impl<'a> Verifier<'a> {
             ExprKind::GraphQuery(m, _) => {
                 let (arg, res) = match m {
                     GraphMethod::Dst => (Ty::Edge, Ty::Node),
-                    GraphMethod::Degree => (Ty::Node, Ty::U32),
+                    GraphMethod::Degree | GraphMethod::InDegree => (Ty::Node, Ty::U32),
                     GraphMethod::EdgeBegin | GraphMethod::EdgeEnd => (Ty::Node, Ty::Edge),
+                    GraphMethod::Src => (Ty::InEdge, Ty::Node),
+                    GraphMethod::EdgeOf => (Ty::InEdge, Ty::Edge),
+                    GraphMethod::InEdgeBegin | GraphMethod::InEdgeEnd => (Ty::Node, Ty::InEdge),
                 };
+                if m.incoming() {
+                    self.needs_in_edges(m.name());
+                }
                 if let Some(Some(t)) = operands.first() {
                     self.compatible(arg, *t, "graph query argument");
                 }

@@ -48,7 +48,7 @@ fn place_exprs(place: &Place, out: &mut Vec<ExprId>) {
 
 fn space_exprs(space: &Space, out: &mut Vec<ExprId>) {
     match space {
-        Space::Edges { node } => out.push(*node),
+        Space::Edges { node, .. } => out.push(*node),
         Space::Range { lo, hi } => out.extend([*lo, *hi]),
         Space::Worklist | Space::Nodes | Space::Triangles | Space::Inspected => {}
     }
@@ -65,7 +65,9 @@ pub fn stmt_exprs(kind: &StmtKind) -> Vec<ExprId> {
             place_exprs(place, &mut out);
             out.push(*value);
         }
-        StmtKind::Eval(e) | StmtKind::Reduce(e) => out.push(*e),
+        StmtKind::Eval(e) | StmtKind::Reduce(e) | StmtKind::Combine { value: e, .. } => {
+            out.push(*e)
+        }
         StmtKind::If { cond, .. } => out.push(*cond),
         StmtKind::Loop(l) => out.extend(l.cond),
         StmtKind::ForAll(f) => space_exprs(&f.space, &mut out),
@@ -187,8 +189,10 @@ pub fn stmt_locals(kind: &StmtKind) -> Vec<LocalId> {
             ..
         } => vec![*l],
         StmtKind::ReleaseMarks { ids, .. } => vec![*ids],
+        StmtKind::Combine { local, .. } => vec![*local],
         StmtKind::ForAll(f) => {
             let mut v = vec![f.var];
+            v.extend(f.reductions.iter().map(|r| r.local));
             if let Schedule::Block(b) = &f.schedule {
                 v.extend(&b.closure);
                 v.extend([b.state.reached, b.state.count, b.state.begin]);

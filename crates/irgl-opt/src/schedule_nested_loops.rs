@@ -415,10 +415,16 @@ fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: 
             unreachable!()
         };
         let inside = declared_in(body, &f.body);
+        // Reduced locals are not read by the body: each thread combines into a partial, and
+        // the owner's slot in shared memory collects them.
+        let reduced: Vec<LocalId> = f.reductions.iter().map(|r| r.local).collect();
         let closure: Vec<LocalId> = visit::locals_used(body, &f.body)
             .into_iter()
             .filter(|x| {
-                *x != var && !inside.contains(x) && body.locals[*x].kind != LocalKind::Param
+                *x != var
+                    && !inside.contains(x)
+                    && !reduced.contains(x)
+                    && body.locals[*x].kind != LocalKind::Param
             })
             .collect();
         // Each policy's smallest trip count, never above the previous policy's.
@@ -437,6 +443,7 @@ fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: 
         shared += shared_bytes(
             body,
             &closure,
+            &reduced,
             var_ty,
             uses_var,
             l.spec.policies(),
@@ -596,6 +603,7 @@ fn undeclare(body: &mut Body, parts: &[Part], l: LocalId) {
 fn shared_bytes(
     body: &Body,
     closure: &[LocalId],
+    reduced: &[LocalId],
     var_ty: Ty,
     uses_var: bool,
     policies: &[Policy],
@@ -627,6 +635,10 @@ fn shared_bytes(
     }
     for &l in closure {
         bytes += size(body.locals[l].ty) * block;
+    }
+    for &l in reduced {
+        // Each owner's slot (bool as a 32-bit word, for the shared atomics).
+        bytes += size(body.locals[l].ty).max(4) * block;
     }
     for p in policies {
         bytes += match p {

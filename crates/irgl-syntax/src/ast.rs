@@ -294,10 +294,12 @@ pub enum StmtKind {
     Continue,
     Block(Block),
 
-    /// `ForAll (var In iter) { body }`: the iterations may run in parallel.
+    /// `ForAll (var In iter) [Reduce (op: local, ...)] { body }`: the iterations may run in
+    /// parallel; each reduced local declared outside is combined over them with its operator.
     ForAll {
         var: Ident,
         iter: Iter,
+        reduce: Vec<ReduceClause>,
         body: Block,
     },
     /// `ReduceAndReturn e;`: contribute a boolean to the kernel's Any/All result.
@@ -402,6 +404,14 @@ pub enum RetryKind {
     Respawn,
 }
 
+/// `op: local` in a `ForAll`'s `Reduce (...)` clause: `op` is `sum`, `min`, `max`, `any`
+/// or `all` (checked by the checker, where the span is known).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReduceClause {
+    pub op: Ident,
+    pub local: Ident,
+}
+
 /// What a `ForAll` iterates over.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Iter {
@@ -411,10 +421,33 @@ pub enum Iter {
     Nodes { graph: Ident },
     /// `m.triangles`: every triangle slot of the mesh in use when the kernel starts.
     Triangles { mesh: Ident },
-    /// `g.edges(n)`: the out-edges of a node.
-    Edges { graph: Ident, node: Box<Expr> },
+    /// `g.edges(n)`: the out-edges of a node; `g.in_edges(n)`: its in-edges.
+    Edges {
+        graph: Ident,
+        node: Box<Expr>,
+        dir: EdgeDir,
+    },
     /// `lo..hi`: integers from `lo` up to, not including, `hi`.
     Range { lo: Box<Expr>, hi: Box<Expr> },
+}
+
+/// Which edges of a node a `ForAll` runs over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EdgeDir {
+    /// `g.edges(n)`: the out-edges (`edge` values).
+    Out,
+    /// `g.in_edges(n)`: the in-edges (`in_edge` values: positions in the transposed graph).
+    In,
+}
+
+impl EdgeDir {
+    /// The iterator's method name.
+    pub fn method(self) -> &'static str {
+        match self {
+            EdgeDir::Out => "edges",
+            EdgeDir::In => "in_edges",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -180,15 +180,26 @@ impl Dumper {
             StmtKind::Break => self.line(id, span, "break"),
             StmtKind::Continue => self.line(id, span, "continue"),
             StmtKind::Block(b) => self.nested_block(id, span, b),
-            StmtKind::ForAll { var, iter, body } => {
+            StmtKind::ForAll {
+                var,
+                iter,
+                reduce,
+                body,
+            } => {
                 let iter = match iter {
                     Iter::Worklist { .. } => "WL".to_string(),
                     Iter::Nodes { graph } => format!("(nodes {})", graph.name),
                     Iter::Triangles { mesh } => format!("(triangles {})", mesh.name),
-                    Iter::Edges { graph, node } => format!("(edges {} {})", graph.name, expr(node)),
+                    Iter::Edges { graph, node, dir } => {
+                        format!("({} {} {})", dir.method(), graph.name, expr(node))
+                    }
                     Iter::Range { lo, hi } => format!("(range {} {})", expr(lo), expr(hi)),
                 };
-                self.line(id, span, &format!("ForAll {} In {iter}", var.name));
+                let reduce: String = reduce
+                    .iter()
+                    .map(|r| format!(" (reduce {} {})", r.op.name, r.local.name))
+                    .collect();
+                self.line(id, span, &format!("ForAll {} In {iter}{reduce}", var.name));
                 self.nested(|d| d.block(body));
             }
             StmtKind::ReduceAndReturn(e) => {

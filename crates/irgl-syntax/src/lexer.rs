@@ -45,6 +45,8 @@ pub enum Tok<'s> {
     In,
     #[token("ReduceAndReturn")]
     ReduceAndReturn,
+    #[token("Reduce")]
+    Reduce,
     #[token("Atomic")]
     Atomic,
     #[token("Exclusive")]
@@ -274,6 +276,7 @@ pub fn spelling(tok: &Tok<'_>) -> &'static str {
         ForAll => "ForAll",
         In => "In",
         ReduceAndReturn => "ReduceAndReturn",
+        Reduce => "Reduce",
         Atomic => "Atomic",
         Exclusive => "Exclusive",
         ElseCap => "Else",

@@ -110,21 +110,28 @@ impl Ctx {
                 base,
                 method,
                 mut args,
-            } if method.name == "edges" && args.len() == 1 => Iter::Edges {
-                graph: base,
-                node: Box::new(args.remove(0)),
-            },
+            } if (method.name == "edges" || method.name == "in_edges") && args.len() == 1 => {
+                Iter::Edges {
+                    graph: base,
+                    node: Box::new(args.remove(0)),
+                    dir: if method.name == "edges" {
+                        EdgeDir::Out
+                    } else {
+                        EdgeDir::In
+                    },
+                }
+            }
             kind => {
                 let span = e.span;
                 self.diagnostics.push(
                     Diagnostic::error("E0006", "this cannot be iterated by a ForAll")
                         .with_label(
                             span,
-                            "expected `WL`, `g.nodes`, `g.edges(n)`, `m.triangles` or `lo..hi`",
+                            "expected `WL`, `g.nodes`, `g.edges(n)`, `g.in_edges(n)`, `m.triangles` or `lo..hi`",
                         )
                         .with_help(
                             "a ForAll runs over the worklist, the nodes of a graph, \
-                             the out-edges of a node, the triangles of a mesh, or an integer range",
+                             the out- or in-edges of a node, the triangles of a mesh, or an integer range",
                         ),
                 );
                 let _ = kind;

@@ -404,7 +404,12 @@ impl<'a> Printer<'a> {
             StmtKind::Break => self.out.push_str("break;"),
             StmtKind::Continue => self.out.push_str("continue;"),
             StmtKind::Block(b) => self.block(b),
-            StmtKind::ForAll { var, iter, body } => {
+            StmtKind::ForAll {
+                var,
+                iter,
+                reduce,
+                body,
+            } => {
                 self.out.push_str(&format!("ForAll ({} In ", var.name));
                 match iter {
                     Iter::Worklist { .. } => self.out.push_str("WL"),
@@ -412,8 +417,9 @@ impl<'a> Printer<'a> {
                     Iter::Triangles { mesh } => {
                         self.out.push_str(&format!("{}.triangles", mesh.name))
                     }
-                    Iter::Edges { graph, node } => {
-                        self.out.push_str(&format!("{}.edges(", graph.name));
+                    Iter::Edges { graph, node, dir } => {
+                        self.out
+                            .push_str(&format!("{}.{}(", graph.name, dir.method()));
                         self.expr(node, 0);
                         self.out.push(')');
                     }
@@ -424,6 +430,14 @@ impl<'a> Printer<'a> {
                     }
                 }
                 self.out.push_str(") ");
+                if !reduce.is_empty() {
+                    let items: Vec<String> = reduce
+                        .iter()
+                        .map(|r| format!("{}: {}", r.op.name, r.local.name))
+                        .collect();
+                    self.out
+                        .push_str(&format!("Reduce ({}) ", items.join(", ")));
+                }
                 self.block(body);
             }
             StmtKind::ReduceAndReturn(e) => {

@@ -154,13 +154,18 @@ pub fn walk_stmt(s: &mut Stmt, f: &mut dyn FnMut(Slot<'_>)) {
         }
         StmtKind::Break | StmtKind::Continue | StmtKind::SyncRunningThreads | StmtKind::Error => {}
         StmtKind::Block(b) => walk_block(b, f),
-        StmtKind::ForAll { var, iter, body } => {
+        StmtKind::ForAll {
+            var,
+            iter,
+            reduce,
+            body,
+        } => {
             ident(var, f);
             match iter {
                 Iter::Worklist { span } => f(Slot::Span(span)),
                 Iter::Nodes { graph } => ident(graph, f),
                 Iter::Triangles { mesh } => ident(mesh, f),
-                Iter::Edges { graph, node } => {
+                Iter::Edges { graph, node, .. } => {
                     ident(graph, f);
                     walk_expr(node, f);
                 }
@@ -168,6 +173,10 @@ pub fn walk_stmt(s: &mut Stmt, f: &mut dyn FnMut(Slot<'_>)) {
                     walk_expr(lo, f);
                     walk_expr(hi, f);
                 }
+            }
+            for r in reduce {
+                ident(&mut r.op, f);
+                ident(&mut r.local, f);
             }
             walk_block(body, f);
         }

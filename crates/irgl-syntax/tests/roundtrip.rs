@@ -153,13 +153,28 @@ fn simple_stmt() -> impl Strategy<Value = Stmt> {
     ]
 }
 
+fn reduce() -> impl Strategy<Value = Vec<ReduceClause>> {
+    proptest::collection::vec(
+        (
+            proptest::sample::select(vec!["sum", "min", "max", "any", "all"]),
+            ident(),
+        )
+            .prop_map(|(op, local)| ReduceClause {
+                op: Ident::new(op, Span::NONE),
+                local,
+            }),
+        0..3,
+    )
+}
+
 fn iter() -> impl Strategy<Value = Iter> {
     prop_oneof![
         Just(Iter::Worklist { span: Span::NONE }),
         ident().prop_map(|graph| Iter::Nodes { graph }),
-        (ident(), expr()).prop_map(|(graph, n)| Iter::Edges {
+        (ident(), expr(), proptest::bool::ANY).prop_map(|(graph, n, incoming)| Iter::Edges {
             graph,
-            node: Box::new(n)
+            node: Box::new(n),
+            dir: if incoming { EdgeDir::In } else { EdgeDir::Out },
         }),
         (expr(), expr()).prop_map(|(lo, hi)| Iter::Range {
             lo: Box::new(lo),
@@ -227,11 +242,14 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                     body
                 })),
             block.clone().prop_map(|b| st(StmtKind::Block(b))),
-            (ident(), iter(), block.clone()).prop_map(|(var, iter, body)| st(StmtKind::ForAll {
-                var,
-                iter,
-                body
-            })),
+            (ident(), iter(), reduce(), block.clone()).prop_map(|(var, iter, reduce, body)| st(
+                StmtKind::ForAll {
+                    var,
+                    iter,
+                    reduce,
+                    body
+                }
+            )),
             (expr(), block.clone(), proptest::option::of(block.clone())).prop_map(
                 |(lock, body, otherwise)| st(StmtKind::Atomic {
                     lock,

@@ -59,6 +59,22 @@ struct Graph {
   __device__ __forceinline__ uint32_t data(uint32_t e) const { return edge_data[e]; }
 };
 
+/// Device view of a graph's in-edges (its transpose). The in-edges of node n are the
+/// positions [begin(n), end(n)), in increasing order of their source; src(k) is the source of
+/// in-edge k, edge_of(k) its id among the out-edges (for edge properties; only when the
+/// program asked for the ids). Cheap to copy; does not own memory.
+struct InEdges {
+  const uint32_t* start = nullptr;    ///< nnodes + 1 entries
+  const uint32_t* source = nullptr;   ///< nedges entries
+  const uint32_t* edge_id = nullptr;  ///< nedges entries, or null
+
+  __device__ __forceinline__ uint32_t begin(uint32_t n) const { return __ldg(start + n); }
+  __device__ __forceinline__ uint32_t end(uint32_t n) const { return __ldg(start + n + 1); }
+  __device__ __forceinline__ uint32_t degree(uint32_t n) const { return end(n) - begin(n); }
+  __device__ __forceinline__ uint32_t src(uint32_t k) const { return __ldg(source + k); }
+  __device__ __forceinline__ uint32_t edge_of(uint32_t k) const { return __ldg(edge_id + k); }
+};
+
 /// A graph in host memory (CSR).
 struct HostGraph {
   uint32_t nnodes = 0;
@@ -293,6 +309,61 @@ class DeviceGraph {
   uint32_t nnodes_ = 0, nedges_ = 0;
   bool has_edge_data_ = false;
   DeviceArray<uint32_t> row_start_, edge_dst_, edge_data_;
+};
+
+/// The in-edges of a graph in host memory (see InEdges).
+struct HostInEdges {
+  std::vector<uint32_t> start;    ///< nnodes + 1 entries
+  std::vector<uint32_t> source;   ///< nedges entries
+  std::vector<uint32_t> edge_id;  ///< nedges entries when asked for, else empty
+};
+
+/// The transpose of `g` by a counting sort (linear in the graph): each node's in-edges in
+/// increasing order of source, and with `ids` each in-edge's out-edge id.
+inline HostInEdges transpose(const HostGraph& g, bool ids) {
+  HostInEdges t;
+  t.start.assign(static_cast<size_t>(g.nnodes) + 1, 0);
+  for (uint32_t e = 0; e < g.nedges; ++e) ++t.start[g.edge_dst[e] + 1];
+  for (uint32_t n = 0; n < g.nnodes; ++n) t.start[n + 1] += t.start[n];
+  std::vector<uint32_t> next(t.start.begin(), t.start.end() - 1);
+  t.source.resize(g.nedges);
+  if (ids) t.edge_id.resize(g.nedges);
+  for (uint32_t u = 0; u < g.nnodes; ++u) {
+    for (uint32_t e = g.row_start[u]; e < g.row_start[u + 1]; ++e) {
+      const uint32_t k = next[g.edge_dst[e]]++;
+      t.source[k] = u;
+      if (ids) t.edge_id[k] = e;
+    }
+  }
+  return t;
+}
+
+/// A graph's in-edges on the device. `shared`: the graph is symmetric (the program requires
+/// it) and no edge ids are needed, so the in-edges are the graph's own CSR and nothing is
+/// built or copied.
+class DeviceInEdges {
+ public:
+  DeviceInEdges() = default;
+  DeviceInEdges(const HostGraph& g, const DeviceGraph& dg, bool shared, bool ids) {
+    if (shared) {
+      const Graph v = dg.view();
+      view_.start = v.row_start;
+      view_.source = v.edge_dst;
+      return;
+    }
+    const HostInEdges t = transpose(g, ids);
+    start_ = DeviceArray<uint32_t>(t.start);
+    source_ = DeviceArray<uint32_t>(t.source);
+    if (ids) edge_id_ = DeviceArray<uint32_t>(t.edge_id);
+    view_.start = start_.data();
+    view_.source = source_.data();
+    view_.edge_id = ids ? edge_id_.data() : nullptr;
+  }
+  InEdges view() const { return view_; }
+
+ private:
+  DeviceArray<uint32_t> start_, source_, edge_id_;
+  InEdges view_;
 };
 
 }  // namespace irgl

@@ -11,6 +11,7 @@
 #include "queue.cuh"
 #include "reduce.cuh"
 #include "accumulate.cuh"
+#include "combine.cuh"
 #include "lock.cuh"
 #include "exclusive.cuh"
 #include "local.cuh"
