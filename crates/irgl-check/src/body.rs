@@ -13,16 +13,17 @@
 
 use irgl_diagnostics::Diagnostic;
 use irgl_syntax::ast::{
-    AssignOp, BinaryOp, Block, Call, EdgeDir, Expr, ExprKind, Ident, Initial, Iter, KernelDecl,
-    NodeId, ReduceClause, Reduction, RetryKind, Span, Stmt, StmtKind, Type, UnaryOp,
+    AssignOp, BinaryOp, Block, Call, EdgeDir, Expr, ExprKind, FunctionDecl, Ident, Initial, Iter,
+    KernelDecl, NodeId, ReduceClause, Reduction, RetryKind, Span, Stmt, StmtKind, Type, UnaryOp,
 };
 
 use crate::cx::{Cx, Symbol, similar};
 use crate::decls::sorted;
 use crate::info::{
-    Access, AtomicOp, Builtin, CombineInfo, Combiner, ForAllInfo, GraphField, GraphMethod,
-    InvocationInfo, InvocationKind, IterKind, KernelId, KernelInfo, LocalKind, LoopReduction,
-    MainInfo, MeshMethod, PropId, ReduceSite, Resolution, RetrySite, WorklistContext,
+    Access, AtomicOp, Builtin, CombineInfo, Combiner, ForAllInfo, FuncId, FunctionInfo, GraphField,
+    GraphMethod, InvocationInfo, InvocationKind, IterKind, KernelId, KernelInfo, LocalKind,
+    LoopReduction, MainInfo, MeshMethod, PropId, ReduceSite, Resolution, RetrySite,
+    WorklistContext,
 };
 use crate::ty::Ty;
 use crate::value::eval;
@@ -58,6 +59,100 @@ pub(crate) fn check_kernel(cx: &mut Cx<'_>, id: KernelId, decl: &KernelDecl) {
     cx.info.kernels[id.index()].access = access;
 }
 
+/// Checks the length of a program-level array: an integer computed, when the program starts,
+/// from literals, consts, params and the graph's sizes (E0408 for anything else).
+pub(crate) fn check_array_len(cx: &mut Cx<'_>, e: &Expr) {
+    let mut b = Body::new(cx, Mode::Main);
+    let t = b.expr(e, None);
+    if t != Ty::Error && !t.is_integer() {
+        let d = Diagnostic::error(
+            "E0408",
+            format!("an array's length must be an integer, not `{t}`"),
+        )
+        .with_label(e.span, format!("this is `{t}`"));
+        b.report(d);
+        return;
+    }
+    fn walk(b: &mut Body<'_, '_>, e: &Expr) -> bool {
+        let ok = match &e.kind {
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::Error => true,
+            ExprKind::Name(_) => matches!(
+                b.cx.info.resolution(e.id),
+                Some(Resolution::Const(_) | Resolution::Param(_)) | None
+            ),
+            ExprKind::Field { .. } => matches!(
+                b.cx.info.resolution(e.id),
+                Some(Resolution::GraphField(_)) | None
+            ),
+            ExprKind::Call { .. } => matches!(
+                b.cx.info.resolution(e.id),
+                Some(Resolution::Builtin(_)) | None
+            ),
+            ExprKind::Unary { .. }
+            | ExprKind::Binary { .. }
+            | ExprKind::Ternary { .. }
+            | ExprKind::Cast { .. } => true,
+            _ => false,
+        };
+        if !ok {
+            let d = Diagnostic::error(
+                "E0408",
+                "an array's length is computed when the program starts",
+            )
+            .with_label(e.span, "not known then")
+            .with_help(
+                "use literals, consts, params and the graph's sizes (`g.nnodes`, `g.nedges`)",
+            );
+            b.report(d);
+            return false;
+        }
+        let mut all = true;
+        crate::decls::for_each_child(e, &mut |c| all = all && walk(b, c));
+        all
+    }
+    walk(&mut b, e);
+}
+
+/// Checks a function's body and fills its [`FunctionInfo`].
+pub(crate) fn check_function(cx: &mut Cx<'_>, id: FuncId, decl: &FunctionDecl) {
+    let params = cx.info.functions[id.index()].params.clone();
+    let mut b = Body::new(cx, Mode::Function(id));
+    b.scopes.push(Vec::new());
+    for (p, ty) in decl.params.iter().zip(params) {
+        if b.scopes[0].iter().any(|&i| b.locals[i].name == p.name.name) {
+            continue; // a duplicate, reported with the declarations
+        }
+        // Assignable like a `let`, but not reported unused (as a kernel's parameters).
+        b.declare_local(&p.name, p.id, LocalKind::Let, ty, false);
+        if let Some(l) = b.locals.last_mut() {
+            l.used = true;
+        }
+    }
+    b.block(&decl.body);
+    b.pop_scope();
+    let access = std::mem::take(&mut b.access);
+    let info = &mut cx.info.functions[id.index()];
+    info.access = access;
+    if info.ret != Ty::Void && info.ret != Ty::Error && !crate::calls::always_returns(&decl.body) {
+        let ret = info.ret;
+        let end = Span {
+            start: decl.body.span.end.saturating_sub(1),
+            ..decl.body.span
+        };
+        cx.report(
+            Diagnostic::error(
+                "E0331",
+                format!(
+                    "function `{}` can reach its end without returning a value",
+                    decl.name.name
+                ),
+            )
+            .with_label(end, format!("the end of a function that returns `{ret}`"))
+            .with_help("end every path with `return e;`"),
+        );
+    }
+}
+
 /// Checks `main` and records its invocations.
 pub(crate) fn check_main(cx: &mut Cx<'_>, item: usize, body: &Block) {
     let mut b = Body::new(cx, Mode::Main);
@@ -71,6 +166,7 @@ enum Mode {
     /// The initializer of a const, param or global.
     Const,
     Kernel(KernelId),
+    Function(FuncId),
     Main,
 }
 
@@ -147,6 +243,12 @@ struct Body<'c, 'p> {
     graph_param_reported: bool,
     /// The `t` of `t = t || e` (or a chain of `&&`) being checked: read as the identity.
     own_read: Option<NodeId>,
+    /// While checking an operand that is evaluated conditionally or repeatedly (a loop's
+    /// condition, the right of `&&`/`||`, a branch of `?:`): what it is. Function calls,
+    /// inlined before their statement, cannot stand there.
+    lazy: Option<&'static str>,
+    /// The call that is a statement of its own (its value, if any, is dropped).
+    statement_call: Option<NodeId>,
 }
 
 /// The longest local array: its elements live in each thread's registers or local memory.
@@ -251,6 +353,8 @@ impl<'c, 'p> Body<'c, 'p> {
             access: Access::default(),
             graph_param_reported: false,
             own_read: None,
+            lazy: None,
+            statement_call: None,
         }
     }
 
@@ -263,6 +367,21 @@ impl<'c, 'p> Body<'c, 'p> {
             Mode::Kernel(k) => self.cx.info.kernels.get_mut(k.index()),
             _ => None,
         }
+    }
+
+    fn function_mut(&mut self) -> Option<&mut FunctionInfo> {
+        match self.mode {
+            Mode::Function(f) => self.cx.info.functions.get_mut(f.index()),
+            _ => None,
+        }
+    }
+
+    /// Checks `e` as an operand that is evaluated conditionally or repeatedly (`what`).
+    fn lazy_expr(&mut self, what: &'static str, f: impl FnOnce(&mut Self) -> Ty) -> Ty {
+        let outer = self.lazy.replace(what);
+        let t = f(self);
+        self.lazy = outer;
+        t
     }
 
     fn set(&mut self, e: &Expr, t: Ty) -> Ty {
@@ -411,7 +530,7 @@ impl<'c, 'p> Body<'c, 'p> {
     /// Reports a kernel-only construct outside a kernel; `true` in a kernel.
     fn kernel_only(&mut self, span: Span, what: &str) -> bool {
         match self.mode {
-            Mode::Kernel(_) => true,
+            Mode::Kernel(_) | Mode::Function(_) => true,
             Mode::Main => {
                 let d = Diagnostic::error("E0302", format!("{what} can only be used in a kernel"))
                     .with_label(span, "not allowed in `main`")
@@ -426,13 +545,36 @@ impl<'c, 'p> Body<'c, 'p> {
         }
     }
 
+    /// Reports a construct of a kernel's own body (a `ForAll`, the worklist, a reduction, a
+    /// lock, a barrier) in a function or outside a kernel; `true` in a kernel.
+    fn kernel_body_only(&mut self, span: Span, what: &str) -> bool {
+        if let Mode::Function(f) = self.mode {
+            let name = self.cx.info.functions[f.index()].name.clone();
+            let d = Diagnostic::error("E0334", format!("{what} cannot be used in a function"))
+                .with_label(span, format!("inside function `{name}`"))
+                .with_help(
+                    "a function runs on the thread that calls it; keep ForAll, the worklist, \
+                     ReduceAndReturn, Retry, Atomic, Exclusive and SyncRunningThreads in the \
+                     kernel and pass the function what it needs",
+                );
+            self.report(d);
+            return false;
+        }
+        self.kernel_only(span, what)
+    }
+
     /// Reports a host-only construct outside `main`; `true` in `main`.
     fn host_only(&mut self, span: Span, what: &str) -> bool {
         match self.mode {
             Mode::Main => true,
-            Mode::Kernel(_) => {
+            Mode::Kernel(_) | Mode::Function(_) => {
+                let here = if matches!(self.mode, Mode::Kernel(_)) {
+                    "not allowed in a kernel"
+                } else {
+                    "not allowed in a function"
+                };
                 let d = Diagnostic::error("E0301", format!("{what} can only be used in `main`"))
-                    .with_label(span, "not allowed in a kernel")
+                    .with_label(span, here)
                     .with_help("kernels cannot launch kernels; orchestrate them from `main`");
                 self.report(d);
                 false
@@ -519,8 +661,8 @@ impl<'c, 'p> Body<'c, 'p> {
                 } else {
                     (&**then_expr, &**else_expr)
                 };
-                let t1 = self.expr(first, expected);
-                let t2 = self.expr(second, Some(t1));
+                let t1 = self.lazy_expr("a branch of `?:`", |b| b.expr(first, expected));
+                let t2 = self.lazy_expr("a branch of `?:`", |b| b.expr(second, Some(t1)));
                 if t1.compatible(t2) {
                     t1.join(t2)
                 } else {
@@ -542,7 +684,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 self.index(e, base, prop, index, Rw::Read, false)
             }
             ExprKind::Method { base, method, args } => self.method(e, base, method, args),
-            ExprKind::ArrayIndex { base, index } => self.array_index(e, base, index),
+            ExprKind::ArrayIndex { base, index } => self.array_index(e, base, index, Rw::Read),
             ExprKind::Pop(x) => self.pop(e, x),
             ExprKind::Push(x) => self.push(e, x, false),
             ExprKind::Invoke { reduction, call } => {
@@ -786,6 +928,26 @@ impl<'c, 'p> Body<'c, 'p> {
                 self.report(d);
                 Ty::Error
             }
+            Found::Sym(Symbol::Array(_)) => {
+                let d = Diagnostic::error(
+                    "E0115",
+                    format!("`{}` is an array, not a value", ident.name),
+                )
+                .with_label(ident.span, "an array")
+                .with_help(format!("index it: `{}[i]`", ident.name));
+                self.report(d);
+                Ty::Error
+            }
+            Found::Sym(Symbol::Function(_)) => {
+                let d = Diagnostic::error(
+                    "E0115",
+                    format!("`{}` is a function, not a value", ident.name),
+                )
+                .with_label(ident.span, "a function")
+                .with_help(format!("call it: `{}(...)`", ident.name));
+                self.report(d);
+                Ty::Error
+            }
             Found::Sym(Symbol::Kernel(_)) => {
                 let d = Diagnostic::error(
                     "E0115",
@@ -911,11 +1073,23 @@ impl<'c, 'p> Body<'c, 'p> {
     ) -> Ty {
         if op.is_logical() {
             let mut ok = true;
-            for side in [lhs, rhs] {
-                let t = if lit_kind(side).is_some() {
-                    self.expr(side, None)
+            for (i, side) in [lhs, rhs].into_iter().enumerate() {
+                let check = |b: &mut Self| {
+                    if lit_kind(side).is_some() {
+                        b.expr(side, None)
+                    } else {
+                        b.expr(side, Some(Ty::Bool))
+                    }
+                };
+                let t = if i == 0 {
+                    check(self)
                 } else {
-                    self.expr(side, Some(Ty::Bool))
+                    let what = if op == BinaryOp::And {
+                        "the right of `&&`"
+                    } else {
+                        "the right of `||`"
+                    };
+                    self.lazy_expr(what, check)
                 };
                 if !op_allows(op, t) {
                     self.op_error(op, side, t);
@@ -1083,10 +1257,10 @@ impl<'c, 'p> Body<'c, 'p> {
                 }
             }
             Found::Sym(Symbol::Graph) => match self.mode {
-                Mode::Kernel(k) => {
+                Mode::Kernel(_) | Mode::Function(_) => {
                     if !self.graph_param_reported {
                         self.graph_param_reported = true;
-                        self.no_graph_param(k, base);
+                        self.no_graph_param(base);
                     }
                     false
                 }
@@ -1124,6 +1298,22 @@ impl<'c, 'p> Body<'c, 'p> {
                     })
                 })
                 .map(|p| p.name.name.clone()),
+            Mode::Function(f) => {
+                match &self.cx.program.items[self.cx.info.functions[f.index()].item].kind {
+                    irgl_syntax::ast::ItemKind::Function(d) => d
+                        .params
+                        .iter()
+                        .find(|p| {
+                            matches!(
+                                p.ty.kind,
+                                irgl_syntax::ast::TypeKind::Graph
+                                    | irgl_syntax::ast::TypeKind::Mesh
+                            )
+                        })
+                        .map(|p| p.name.name.clone()),
+                    _ => None,
+                }
+            }
             _ => self.cx.graph_name().map(str::to_string),
         };
         match name {
@@ -1132,26 +1322,48 @@ impl<'c, 'p> Body<'c, 'p> {
         }
     }
 
-    fn no_graph_param(&mut self, k: KernelId, base: &Ident) {
-        let info = &self.cx.info.kernels[k.index()];
-        let (name, span, has_param) = (info.name.clone(), info.span, info.graph_param.is_some());
+    fn no_graph_param(&mut self, base: &Ident) {
+        let (what, word, name, span, has_param) = match self.mode {
+            Mode::Function(f) => {
+                let info = &self.cx.info.functions[f.index()];
+                let has = info.graph_param.is_some();
+                ("function", "Function", info.name.clone(), info.span, has)
+            }
+            Mode::Kernel(k) => {
+                let info = &self.cx.info.kernels[k.index()];
+                let has = info.graph_param.is_some();
+                ("kernel", "Kernel", info.name.clone(), info.span, has)
+            }
+            _ => return,
+        };
         let d = if has_param {
             Diagnostic::error(
                 "E0318",
-                format!("kernel `{name}` names its graph parameter differently"),
+                format!("{what} `{name}` names its graph parameter differently"),
             )
-            .with_label(base.span, "the program's graph is not visible in a kernel")
+            .with_label(
+                base.span,
+                format!("the program's graph is not visible in a {what}"),
+            )
             .with_help(self.graph_hint())
         } else {
+            let pass = if what == "kernel" {
+                format!("`Invoke {name}({}, ...)`", base.name)
+            } else {
+                format!("`{name}({}, ...)`", base.name)
+            };
             Diagnostic::error(
                 "E0318",
-                format!("kernel `{name}` uses the graph but has no `graph` parameter"),
+                format!("{what} `{name}` uses the graph but has no `graph` parameter"),
             )
-            .with_label(base.span, "the graph is not visible in this kernel")
+            .with_label(
+                base.span,
+                format!("the graph is not visible in this {what}"),
+            )
             .with_label(span, format!("`{name}` is declared here"))
             .with_help(format!(
-                "take it as a parameter, `Kernel {name}(graph {}, ...)`, and pass it: `Invoke {name}({}, ...)`",
-                base.name, base.name
+                "take it as a parameter, `{word} {name}(graph {}, ...)`, and pass it: {pass}",
+                base.name
             ))
         };
         self.report(d);
@@ -1164,9 +1376,24 @@ impl<'c, 'p> Body<'c, 'p> {
     ) -> Option<(PropId, crate::info::PropInfo)> {
         let graph = self.cx.info.graph.as_ref()?;
         if let Some(id) = graph.prop_named(&prop.name) {
-            return Some((id, graph.props[id.index()].clone()));
+            if graph.props[id.index()].owner != irgl_syntax::ast::PropOwner::Array {
+                return Some((id, graph.props[id.index()].clone()));
+            }
+            let d = Diagnostic::error(
+                "E0105",
+                format!("`{}` is an array, not a property of the graph", prop.name),
+            )
+            .with_label(prop.span, "an array")
+            .with_help(format!("index it directly: `{}[i]`", prop.name));
+            self.report(d);
+            return None;
         }
-        let names: Vec<&str> = graph.props.iter().map(|p| p.name.as_str()).collect();
+        let names: Vec<&str> = graph
+            .props
+            .iter()
+            .filter(|p| p.owner != irgl_syntax::ast::PropOwner::Array)
+            .map(|p| p.name.as_str())
+            .collect();
         let suggestion = similar(&prop.name, sorted(names)).map(str::to_string);
         let mut d = Diagnostic::error(
             "E0105",
@@ -1210,6 +1437,9 @@ impl<'c, 'p> Body<'c, 'p> {
             }
             irgl_syntax::ast::PropOwner::Vertex => {
                 (Ty::Vertex, Resolution::NodeProperty(id), "vertex")
+            }
+            irgl_syntax::ast::PropOwner::Array => {
+                unreachable!("prop_lookup does not find arrays")
             }
         };
         self.cx.resolve(e.id, res);
@@ -1607,6 +1837,12 @@ impl<'c, 'p> Body<'c, 'p> {
             return Ty::Error;
         }
         if matches!(mm, MeshMethod::AddVertex | MeshMethod::AddTriangle)
+            && !self.kernel_body_only(e.span, &what)
+        {
+            self.unchecked_args(args);
+            return Ty::Error;
+        }
+        if matches!(mm, MeshMethod::AddVertex | MeshMethod::AddTriangle)
             && let Some(k) = self.kernel_mut()
         {
             k.grows_mesh = true;
@@ -1642,10 +1878,11 @@ impl<'c, 'p> Body<'c, 'p> {
     }
 
     /// `a[i]`, read or assigned: the element type of the array local `a`.
-    fn array_index(&mut self, e: &Expr, base: &Ident, index: &Expr) -> Ty {
+    fn array_index(&mut self, e: &Expr, base: &Ident, index: &Expr, rw: Rw) -> Ty {
         let found = self.lookup(&base.name);
         let t = self.expr(index, Some(Ty::U32));
-        if t != Ty::Error && !t.is_integer() {
+        let program_array = matches!(found, Found::Sym(Symbol::Array(_)));
+        if t != Ty::Error && !t.is_integer() && !(program_array && t.is_u32_like()) {
             let d = Diagnostic::error(
                 "E0206",
                 format!("an array index must be an integer, not `{t}`"),
@@ -1662,6 +1899,15 @@ impl<'c, 'p> Body<'c, 'p> {
                 if let Some(k) = self.kernel_mut() {
                     k.indexes_arrays = true;
                 }
+                if let Some(f) = self.function_mut() {
+                    f.indexes_arrays = true;
+                }
+                self.set(e, ty)
+            }
+            Found::Sym(Symbol::Array(p)) => {
+                self.cx.resolve(e.id, Resolution::Array(p));
+                self.record_prop(p, rw);
+                let ty = self.cx.info.prop(p).map_or(Ty::Error, |p| p.ty);
                 self.set(e, ty)
             }
             Found::None => {
@@ -1841,6 +2087,9 @@ impl<'c, 'p> Body<'c, 'p> {
             self.cx.resolve(e.id, Resolution::Atomic(op));
             return self.atomic_fn(e, op, func, args);
         }
+        if let Some(Symbol::Function(f)) = self.cx.symbol(name) {
+            return self.user_call(e, f, func, args);
+        }
         self.unchecked_args(args);
         let d = if let Some(Symbol::Kernel(_)) = self.cx.symbol(name) {
             Diagnostic::error(
@@ -1989,6 +2238,9 @@ impl<'c, 'p> Body<'c, 'p> {
         if let Some(k) = self.kernel_mut() {
             k.uses_atomic_functions = true;
         }
+        if let Some(f) = self.function_mut() {
+            f.uses_atomic_functions = true;
+        }
         let arity = if op == AtomicOp::Cas { 3 } else { 2 };
         if args.len() != arity {
             self.unchecked_args(args);
@@ -2037,6 +2289,14 @@ impl<'c, 'p> Body<'c, 'p> {
             ExprKind::Index { base, prop, index } => {
                 self.index(place, base, prop, index, Rw::ReadWrite, false)
             }
+            ExprKind::ArrayIndex { base, .. }
+                if matches!(self.lookup(&base.name), Found::Sym(Symbol::Array(_))) =>
+            {
+                let ExprKind::ArrayIndex { base, index } = &place.kind else {
+                    unreachable!()
+                };
+                self.array_index(place, base, index, Rw::ReadWrite)
+            }
             ExprKind::Name(ident) => match self.lookup(&ident.name) {
                 Found::Sym(Symbol::Global(g)) => {
                     self.cx.resolve(place.id, Resolution::Global(g));
@@ -2074,7 +2334,7 @@ impl<'c, 'p> Body<'c, 'p> {
     // ------------------------------------------------------------ worklists and launches
 
     fn pop(&mut self, e: &Expr, x: &Expr) -> Ty {
-        if !self.kernel_only(e.span, "`WL.pop`") {
+        if !self.kernel_body_only(e.span, "`WL.pop`") {
             self.expr(x, None);
             return Ty::Error;
         }
@@ -2114,7 +2374,7 @@ impl<'c, 'p> Body<'c, 'p> {
     }
 
     fn push(&mut self, e: &Expr, x: &Expr, statement: bool) -> Ty {
-        if !self.kernel_only(e.span, "`WL.push`") {
+        if !self.kernel_body_only(e.span, "`WL.push`") {
             self.expr(x, None);
             return self.set(e, Ty::Error);
         }
@@ -2365,7 +2625,7 @@ impl<'c, 'p> Body<'c, 'p> {
             ExprKind::Index { base, prop, index } => {
                 self.index(target, base, prop, index, rw, false)
             }
-            ExprKind::ArrayIndex { base, index } => self.array_index(target, base, index),
+            ExprKind::ArrayIndex { base, index } => self.array_index(target, base, index, rw),
             ExprKind::Name(ident) => {
                 let (res, ty, read_only) = match self.lookup(&ident.name) {
                     Found::Local(i) => {
@@ -2569,7 +2829,9 @@ impl<'c, 'p> Body<'c, 'p> {
                     self.push(e, x, true);
                 }
                 _ => {
+                    self.statement_call = Some(e.id);
                     self.expr(e, None);
+                    self.statement_call = None;
                 }
             },
             StmtKind::If {
@@ -2584,7 +2846,10 @@ impl<'c, 'p> Body<'c, 'p> {
                 }
             }
             StmtKind::While { cond, body } => {
-                self.cond(cond, "`while`");
+                self.lazy_expr("the condition of `while`", |b| {
+                    b.cond(cond, "`while`");
+                    Ty::Bool
+                });
                 self.frames.push(Frame::Loop);
                 self.nested(body);
                 self.frames.pop();
@@ -2601,7 +2866,10 @@ impl<'c, 'p> Body<'c, 'p> {
                     self.stmt(i);
                 }
                 if let Some(c) = cond {
-                    self.cond(c, "`for`");
+                    self.lazy_expr("the condition of `for`", |b| {
+                        b.cond(c, "`for`");
+                        Ty::Bool
+                    });
                 }
                 if let Some(st) = step {
                     self.stmt(st);
@@ -2613,6 +2881,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 self.pop_scope();
             }
             StmtKind::Break | StmtKind::Continue => self.jump(s),
+            StmtKind::Return(value) => self.return_stmt(s, value.as_ref()),
             StmtKind::Block(b) => self.nested(b),
             StmtKind::ForAll {
                 var,
@@ -2622,7 +2891,7 @@ impl<'c, 'p> Body<'c, 'p> {
             } => self.forall(s, var, iter, reduce, body),
             StmtKind::ReduceAndReturn(e) => {
                 let kw = keyword(s.span, "ReduceAndReturn");
-                if self.kernel_only(kw, "`ReduceAndReturn`")
+                if self.kernel_body_only(kw, "`ReduceAndReturn`")
                     && let Some(k) = self.kernel_mut()
                 {
                     k.reduce_sites.push(ReduceSite {
@@ -2638,7 +2907,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 otherwise,
             } => {
                 let kw = keyword(s.span, "Atomic");
-                if self.kernel_only(kw, "`Atomic`") {
+                if self.kernel_body_only(kw, "`Atomic`") {
                     self.not_in_locked(kw, "`Atomic`");
                     if let Some(k) = self.kernel_mut() {
                         k.uses_atomic = true;
@@ -2682,7 +2951,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 otherwise,
             } => {
                 let kw = keyword(s.span, "Exclusive");
-                if self.kernel_only(kw, "`Exclusive`") {
+                if self.kernel_body_only(kw, "`Exclusive`") {
                     self.not_in_locked(kw, "`Exclusive`");
                     if let Some(k) = self.kernel_mut() {
                         k.uses_exclusive = true;
@@ -2759,7 +3028,7 @@ impl<'c, 'p> Body<'c, 'p> {
             }
             StmtKind::SyncRunningThreads => {
                 let kw = keyword(s.span, "SyncRunningThreads");
-                if self.kernel_only(kw, "`SyncRunningThreads`") {
+                if self.kernel_body_only(kw, "`SyncRunningThreads`") {
                     if let Some(k) = self.kernel_mut() {
                         k.sync_running_threads = true;
                     }
@@ -2784,7 +3053,7 @@ impl<'c, 'p> Body<'c, 'p> {
                     RetryKind::Respawn => "Respawn",
                 };
                 let kw = keyword(s.span, word);
-                if self.kernel_only(kw, &format!("`{word}`")) {
+                if self.kernel_body_only(kw, &format!("`{word}`")) {
                     let in_wl = self.foralls.first().is_some_and(|f| f.worklist);
                     if in_wl {
                         if let Some(k) = self.kernel_mut() {
@@ -2936,6 +3205,137 @@ impl<'c, 'p> Body<'c, 'p> {
         }
     }
 
+    /// A call of a function the program declares.
+    fn user_call(&mut self, e: &Expr, f: FuncId, func: &Ident, args: &[Expr]) -> Ty {
+        self.cx.resolve(e.id, Resolution::Function(f));
+        self.cx.called.insert(f);
+        let info = &self.cx.info.functions[f.index()];
+        let (params, graph_param, ret) = (info.params.clone(), info.graph_param, info.ret);
+        let name = func.name.clone();
+        let what = format!("function `{name}`");
+        if self.mode == Mode::Const {
+            self.unchecked_args(args);
+            self.not_constant(e.span, &format!("a call of {what}"));
+            return Ty::Error;
+        }
+        if !self.kernel_only(func.span, &format!("a call of {what}")) {
+            self.unchecked_args(args);
+            return Ty::Error;
+        }
+        if let Some(place) = self.lazy {
+            let d = Diagnostic::error("E0333", format!("{what} cannot be called in {place}"))
+                .with_label(func.span, format!("called in {place}"))
+                .with_help(
+                    "a function is inlined before the statement that calls it; call it in a \
+                     statement of its own, `let r = f(...);`, and use `r` here",
+                );
+            self.report(d);
+        }
+        if ret == Ty::Void && self.statement_call != Some(e.id) {
+            let d = Diagnostic::error("E0330", format!("{what} returns no value"))
+                .with_label(e.span, "used as a value")
+                .with_help(format!(
+                    "call it as a statement, `{name}(...);`, or give it a return type"
+                ));
+            self.report(d);
+        }
+        match self.mode {
+            Mode::Kernel(k) => self.cx.info.kernels[k.index()].calls.push((f, func.span)),
+            Mode::Function(g) => self.cx.info.functions[g.index()].calls.push((f, func.span)),
+            _ => {}
+        }
+        if args.len() != params.len() {
+            self.unchecked_args(args);
+            self.arity_error(e.span, &format!("`{name}`"), params.len(), args.len());
+            return ret;
+        }
+        for (i, (a, &t)) in args.iter().zip(&params).enumerate() {
+            if Some(i) == graph_param {
+                match &a.kind {
+                    ExprKind::Name(n) => {
+                        if self.graph_base(n) {
+                            self.cx.resolve(a.id, Resolution::Graph);
+                        }
+                    }
+                    _ => {
+                        self.expr(a, None);
+                        let d = Diagnostic::error(
+                            "E0114",
+                            format!("argument {} of `{name}` must be the graph", i + 1),
+                        )
+                        .with_label(a.span, "not the graph")
+                        .with_help(self.graph_hint());
+                        self.report(d);
+                    }
+                }
+            } else if t != Ty::Error {
+                self.coerce(a, t, None);
+            } else {
+                self.expr(a, None);
+            }
+        }
+        ret
+    }
+
+    /// `return e;` or `return;`.
+    fn return_stmt(&mut self, s: &Stmt, value: Option<&Expr>) {
+        let kw = keyword(s.span, "return");
+        let Mode::Function(f) = self.mode else {
+            if let Some(v) = value {
+                self.expr(v, None);
+            }
+            let d = Diagnostic::error("E0330", "`return` outside of a function")
+                .with_label(kw, "not inside a `Function`")
+                .with_help(
+                    "a kernel's thread ends with the end of its ForAll's body; use `continue` \
+                     to end an iteration early",
+                );
+            self.report(d);
+            return;
+        };
+        if let Some((at, construct)) = self.locked {
+            let d = Diagnostic::error(
+                "E0308",
+                format!("`return` cannot leave the body of `{construct}`"),
+            )
+            .with_label(kw, format!("would leave the body of `{construct}`"))
+            .with_label(at, "the body starts here");
+            self.report(d);
+        }
+        let info = &self.cx.info.functions[f.index()];
+        let (ret, name, decl) = (info.ret, info.name.clone(), info.span);
+        match (value, ret) {
+            (Some(v), Ty::Void) => {
+                self.expr(v, None);
+                let d = Diagnostic::error(
+                    "E0330",
+                    format!("function `{name}` returns no value"),
+                )
+                .with_label(v.span, "a value returned")
+                .with_label(decl, "declared without a return type")
+                .with_help(format!(
+                    "declare the type after the parameters, `Function {name}(...): T`, or write `return;`"
+                ));
+                self.report(d);
+            }
+            (Some(v), t) => {
+                if t != Ty::Error {
+                    self.coerce(v, t, Some((decl, format!("`{name}` returns `{t}`"))));
+                } else {
+                    self.expr(v, None);
+                }
+            }
+            (None, Ty::Void | Ty::Error) => {}
+            (None, t) => {
+                let d =
+                    Diagnostic::error("E0330", format!("function `{name}` must return a `{t}`"))
+                        .with_label(kw, "returns no value")
+                        .with_help(format!("write `return e;` with `e` of type `{t}`"));
+                self.report(d);
+            }
+        }
+    }
+
     fn jump(&mut self, s: &Stmt) {
         let word = if matches!(s.kind, StmtKind::Break) {
             "break"
@@ -2999,6 +3399,9 @@ impl<'c, 'p> Body<'c, 'p> {
         let Some(first) = clauses.first() else {
             return (out, named);
         };
+        if matches!(self.mode, Mode::Function(_)) {
+            return (out, named); // the ForAll itself is E0334
+        }
         if self.foralls.is_empty() {
             let d = Diagnostic::error("E0321", "a `Reduce` clause needs a nested ForAll")
                 .with_label(
@@ -3298,7 +3701,7 @@ impl<'c, 'p> Body<'c, 'p> {
         body: &Block,
     ) {
         let kw = keyword(s.span, "ForAll");
-        if self.kernel_only(kw, "`ForAll`") {
+        if self.kernel_body_only(kw, "`ForAll`") {
             self.not_in_locked(kw, "`ForAll`");
         }
         let (kind, var_ty) = match iter {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use irgl_diagnostics::Diagnostic;
 use irgl_syntax::ast::{Block, Ident, ItemKind, KernelDecl, Program, Span, Stmt, StmtKind};
 
-use crate::info::{ConstId, GlobalId, KernelId, ParamId, ProgramInfo, PropId, Resolution};
+use crate::info::{ConstId, FuncId, GlobalId, KernelId, ParamId, ProgramInfo, PropId, Resolution};
 use crate::ty::Ty;
 use crate::value::EvalError;
 
@@ -20,6 +20,9 @@ pub(crate) enum Symbol {
     Param(ParamId),
     Global(GlobalId),
     Kernel(KernelId),
+    Function(FuncId),
+    /// A program-level `array`, kept with the graph's properties.
+    Array(PropId),
 }
 
 impl Symbol {
@@ -32,6 +35,8 @@ impl Symbol {
             Symbol::Param(_) => "a param",
             Symbol::Global(_) => "a global",
             Symbol::Kernel(_) => "a kernel",
+            Symbol::Function(_) => "a function",
+            Symbol::Array(_) => "an array",
         }
     }
 }
@@ -52,6 +57,8 @@ pub(crate) struct Cx<'p> {
     /// unknown kernel: both keep W0002 ("never invoked") quiet.
     pub launched: std::collections::HashSet<KernelId>,
     pub unknown_launch: bool,
+    /// Functions named by some call, even a misplaced one: they are not "never called".
+    pub called: std::collections::HashSet<FuncId>,
     /// E0116 (in-edges without `in_edges`) was reported: once per program.
     pub in_edges_reported: bool,
 }
@@ -67,6 +74,7 @@ impl<'p> Cx<'p> {
             recovered: has_error_nodes(program),
             launched: Default::default(),
             unknown_launch: false,
+            called: Default::default(),
             in_edges_reported: false,
         }
     }
@@ -207,6 +215,7 @@ fn has_error_nodes(program: &Program) -> bool {
     program.items.iter().any(|i| match &i.kind {
         ItemKind::Error => true,
         ItemKind::Kernel(k) => block(&k.body),
+        ItemKind::Function(f) => block(&f.body),
         ItemKind::Main(b) => block(b),
         _ => false,
     })

@@ -7,13 +7,14 @@
 use std::collections::HashMap;
 
 use irgl_diagnostics::Diagnostic;
-use irgl_syntax::ast::{Expr, ExprKind, ItemKind, PropOwner, Span, Type, TypeKind};
+use irgl_syntax::ast::{Expr, ExprKind, Ident, ItemKind, PropOwner, Span, Type, TypeKind};
 
 use crate::body;
 use crate::cx::{Cx, Symbol};
 use crate::info::{
-    ConstId, ConstInfo, GlobalId, GlobalInfo, GraphAttrs, GraphInfo, KernelId, KernelInfo,
-    OutputInfo, OutputTarget, ParamId, ParamInfo, PropId, PropInfo, Resolution,
+    ConstId, ConstInfo, FuncId, FunctionInfo, GlobalId, GlobalInfo, GraphAttrs, GraphInfo,
+    KernelId, KernelInfo, OutputInfo, OutputTarget, ParamId, ParamInfo, PropId, PropInfo,
+    Resolution,
 };
 use crate::ty::Ty;
 use crate::value::{Value, eval};
@@ -222,65 +223,7 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                 if !cx.declare(&k.name, Symbol::Kernel(id)) {
                     continue;
                 }
-                let mut params = Vec::new();
-                let mut graph_param = None;
-                let mut seen: HashMap<&str, Span> = HashMap::new();
-                for (i, p) in k.params.iter().enumerate() {
-                    if let Some(first) = seen.get(p.name.name.as_str()) {
-                        cx.report(
-                            Diagnostic::error(
-                                "E0102",
-                                format!(
-                                    "kernel `{}` has two parameters named `{}`",
-                                    k.name.name, p.name.name
-                                ),
-                            )
-                            .with_label(p.name.span, "declared again here")
-                            .with_label(*first, "first declared here")
-                            .with_help("rename one of them"),
-                        );
-                    } else {
-                        seen.insert(&p.name.name, p.name.span);
-                    }
-                    let mut ty = Ty::from(p.ty.kind);
-                    match p.ty.kind {
-                        TypeKind::Graph | TypeKind::Mesh => {
-                            if let Some(first) = graph_param {
-                                let first: &irgl_syntax::ast::KernelParam = &k.params[first];
-                                cx.report(
-                                    Diagnostic::error(
-                                        "E0407",
-                                        format!(
-                                            "kernel `{}` takes more than one `graph` parameter",
-                                            k.name.name
-                                        ),
-                                    )
-                                    .with_label(p.span, "a second graph parameter")
-                                    .with_label(first.span, "the first one")
-                                    .with_help("a program has one graph; take it once"),
-                                );
-                            } else {
-                                graph_param = Some(i);
-                            }
-                        }
-                        TypeKind::Lock | TypeKind::Mark => {
-                            cx.report(
-                                Diagnostic::error(
-                                    "E0403",
-                                    format!("a kernel parameter cannot have type `{}`", p.ty.kind),
-                                )
-                                .with_label(p.ty.span, "not a parameter type")
-                                .with_help(
-                                    "kernels reach lock and mark properties through the graph \
-                                     parameter: `g.lk[n]`",
-                                ),
-                            );
-                            ty = Ty::Error;
-                        }
-                        _ => {}
-                    }
-                    params.push(ty);
-                }
+                let (params, graph_param) = signature(cx, "kernel", &k.name, &k.params);
                 cx.info.kernels.push(KernelInfo {
                     name: k.name.name.clone(),
                     item: index,
@@ -300,6 +243,44 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                     indexes_arrays: false,
                     sync_props: Default::default(),
                     foralls: Vec::new(),
+                    calls: Vec::new(),
+                    access: Default::default(),
+                });
+            }
+            ItemKind::Array(_) => {} // below, once the graph is known
+            ItemKind::Function(f) => {
+                let id = FuncId(cx.info.functions.len() as u32);
+                if !cx.declare(&f.name, Symbol::Function(id)) {
+                    continue;
+                }
+                let (params, graph_param) = signature(cx, "function", &f.name, &f.params);
+                let ret = match &f.ret {
+                    None => Ty::Void,
+                    Some(t) => match t.kind {
+                        TypeKind::Graph | TypeKind::Mesh | TypeKind::Lock | TypeKind::Mark => {
+                            cx.report(
+                                Diagnostic::error(
+                                    "E0403",
+                                    format!("a function cannot return a `{}`", t.kind),
+                                )
+                                .with_label(t.span, "not a value type")
+                                .with_help("functions return numbers, `bool`, `node` or `edge`"),
+                            );
+                            Ty::Error
+                        }
+                        k => Ty::from(k),
+                    },
+                };
+                cx.info.functions.push(FunctionInfo {
+                    name: f.name.name.clone(),
+                    item: index,
+                    span: f.name.span,
+                    params,
+                    graph_param,
+                    ret,
+                    calls: Vec::new(),
+                    uses_atomic_functions: false,
+                    indexes_arrays: false,
                     access: Default::default(),
                 });
             }
@@ -400,6 +381,10 @@ fn scalar_decl_type(cx: &mut Cx<'_>, ty: &Type, what: &str) -> Ty {
 pub(crate) fn check_initializers(cx: &mut Cx<'_>) {
     let program = cx.program;
     for item in &program.items {
+        if let ItemKind::Array(a) = &item.kind {
+            body::check_array_len(cx, &a.len);
+            continue;
+        }
         let (name, e) = match &item.kind {
             ItemKind::Const(c) => (&c.name, &c.value),
             ItemKind::Param(p) => (&p.name, &p.default),
@@ -700,8 +685,118 @@ pub(crate) fn resolve_outputs(cx: &mut Cx<'_>) {
     }
 }
 
+/// Program-level arrays join the graph's properties (after its own), as `PropOwner::Array`.
+pub(crate) fn collect_arrays(cx: &mut Cx<'_>) {
+    let program = cx.program;
+    for item in &program.items {
+        let ItemKind::Array(a) = &item.kind else {
+            continue;
+        };
+        let Some(graph) = cx.info.graph.as_ref() else {
+            return; // E0109 reported
+        };
+        let id = PropId(graph.props.len() as u32);
+        if !cx.declare(&a.name, Symbol::Array(id)) {
+            continue;
+        }
+        let mut ty = Ty::from(a.ty.kind);
+        if !ty.is_scalar() || matches!(ty, Ty::Lock | Ty::Mark | Ty::InEdge) {
+            cx.report(
+                Diagnostic::error(
+                    "E0403",
+                    format!("an array cannot have elements of type `{}`", a.ty.kind),
+                )
+                .with_label(a.ty.span, "not an element type")
+                .with_help("array elements are bool, u32, i32, u64, i64, f32, f64, node or edge"),
+            );
+            ty = Ty::Error;
+        }
+        let decl = item.id;
+        if let Some(graph) = cx.info.graph.as_mut() {
+            graph.props.push(PropInfo {
+                name: a.name.name.clone(),
+                owner: PropOwner::Array,
+                ty,
+                input: false,
+                decl,
+                span: a.name.span,
+            });
+        }
+    }
+}
+
 /// Sorted, so that suggestions do not depend on hash order.
 pub(crate) fn sorted(mut v: Vec<&str>) -> Vec<&str> {
     v.sort_unstable();
     v
+}
+
+/// The parameter types of a kernel or function (`what`), and the position of its graph
+/// parameter; reports duplicate names, a second graph and parameters that cannot be passed.
+fn signature(
+    cx: &mut Cx<'_>,
+    what: &str,
+    name: &Ident,
+    decl: &[irgl_syntax::ast::KernelParam],
+) -> (Vec<Ty>, Option<usize>) {
+    let mut params = Vec::new();
+    let mut graph_param = None;
+    let mut seen: HashMap<&str, Span> = HashMap::new();
+    for (i, p) in decl.iter().enumerate() {
+        if let Some(first) = seen.get(p.name.name.as_str()) {
+            cx.report(
+                Diagnostic::error(
+                    "E0102",
+                    format!(
+                        "{what} `{}` has two parameters named `{}`",
+                        name.name, p.name.name
+                    ),
+                )
+                .with_label(p.name.span, "declared again here")
+                .with_label(*first, "first declared here")
+                .with_help("rename one of them"),
+            );
+        } else {
+            seen.insert(&p.name.name, p.name.span);
+        }
+        let mut ty = Ty::from(p.ty.kind);
+        match p.ty.kind {
+            TypeKind::Graph | TypeKind::Mesh => {
+                if let Some(first) = graph_param {
+                    let first: &irgl_syntax::ast::KernelParam = &decl[first];
+                    cx.report(
+                        Diagnostic::error(
+                            "E0407",
+                            format!(
+                                "{what} `{}` takes more than one `graph` parameter",
+                                name.name
+                            ),
+                        )
+                        .with_label(p.span, "a second graph parameter")
+                        .with_label(first.span, "the first one")
+                        .with_help("a program has one graph; take it once"),
+                    );
+                } else {
+                    graph_param = Some(i);
+                }
+            }
+            TypeKind::Lock | TypeKind::Mark => {
+                cx.report(
+                    Diagnostic::error(
+                        "E0403",
+                        format!("a {what} parameter cannot have type `{}`", p.ty.kind),
+                    )
+                    .with_label(p.ty.span, "not a parameter type")
+                    .with_help(
+                        "lock and mark properties are reached through the graph \
+                                     parameter: `g.lk[n]`",
+                    ),
+                );
+                ty = Ty::Error;
+            }
+            _ => {}
+        }
+        params.push(ty);
+    }
+    (params, graph_param)
 }

@@ -59,6 +59,11 @@ handle!(
     KernelId,
     "k"
 );
+handle!(
+    /// Index into [`ProgramInfo::functions`]; displayed `f0`.
+    FuncId,
+    "f"
+);
 
 /// Everything the checker learned about a program. See the crate documentation for an
 /// overview of each field.
@@ -73,6 +78,8 @@ pub struct ProgramInfo {
     pub outputs: Vec<OutputInfo>,
     /// Every kernel, in source order.
     pub kernels: Vec<KernelInfo>,
+    /// Every function, in source order.
+    pub functions: Vec<FunctionInfo>,
     /// `main`, if declared.
     pub main: Option<MainInfo>,
     /// The type of every expression (by its `Expr::id`). Literals have their contextual type
@@ -103,6 +110,10 @@ impl ProgramInfo {
             .iter()
             .position(|k| k.name == name)
             .map(|i| KernelId(i as u32))
+    }
+
+    pub fn function(&self, id: FuncId) -> &FunctionInfo {
+        &self.functions[id.index()]
     }
 
     pub fn kernel(&self, id: KernelId) -> &KernelInfo {
@@ -266,6 +277,10 @@ pub enum Resolution {
     Builtin(Builtin),
     /// `atomicAdd(p, v)`, ...
     Atomic(AtomicOp),
+    /// A call of a function the program declares.
+    Function(FuncId),
+    /// `a[i]` on a program-level `array` (a [`PropInfo`] of owner `Array`).
+    Array(PropId),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -617,6 +632,9 @@ pub struct KernelInfo {
     pub sync_props: BTreeSet<PropId>,
     /// Every `ForAll`, in source (pre-)order.
     pub foralls: Vec<ForAllInfo>,
+    /// The functions it calls directly, with the span of each call, in source order.
+    pub calls: Vec<(FuncId, Span)>,
+    /// What it reads and writes, the functions it calls included.
     pub access: Access,
 }
 
@@ -639,6 +657,29 @@ impl KernelInfo {
             .iter()
             .any(|r| r.kind == RetryKind::Respawn)
     }
+}
+
+/// A `Function`: its signature, what it calls, and what it touches. A kernel's
+/// [`KernelInfo`] includes what the functions it calls (directly or not) touch.
+#[derive(Clone, Debug)]
+pub struct FunctionInfo {
+    pub name: String,
+    /// Index in `Program::items`.
+    pub item: usize,
+    pub span: Span,
+    /// The type of each parameter, in order ([`Ty::Graph`] for the graph parameter).
+    pub params: Vec<Ty>,
+    /// Position of the `graph` parameter in the parameter list.
+    pub graph_param: Option<usize>,
+    /// The type of the value; [`Ty::Void`] when the function returns none.
+    pub ret: Ty,
+    /// The functions it calls, with the span of each call, in source order.
+    pub calls: Vec<(FuncId, Span)>,
+    /// Calls atomic functions (`atomicAdd`, ...).
+    pub uses_atomic_functions: bool,
+    /// Indexes local arrays.
+    pub indexes_arrays: bool,
+    pub access: Access,
 }
 
 /// A `ReduceAndReturn` statement.

@@ -57,6 +57,7 @@
 //! `docs/diagnostics.md`.
 
 mod body;
+mod calls;
 mod cx;
 mod decls;
 mod info;
@@ -64,6 +65,7 @@ mod orchestrate;
 mod ty;
 pub mod value;
 
+pub use calls::always_returns;
 pub use info::*;
 pub use ty::Ty;
 pub use value::Value;
@@ -78,6 +80,7 @@ use crate::cx::{Cx, Symbol};
 pub fn check(program: &Program) -> (ProgramInfo, Vec<Diagnostic>) {
     let mut cx = Cx::new(program);
     decls::collect_declarations(&mut cx);
+    decls::collect_arrays(&mut cx);
     decls::check_initializers(&mut cx);
     decls::evaluate_constants(&mut cx);
     decls::resolve_outputs(&mut cx);
@@ -88,12 +91,19 @@ pub fn check(program: &Program) -> (ProgramInfo, Vec<Diagnostic>) {
         {
             body::check_kernel(&mut cx, id, k);
         }
+        if let ItemKind::Function(f) = &item.kind
+            && let Some(Symbol::Function(id)) = cx.symbol(&f.name.name)
+            && cx.info.functions[id.index()].item == index
+        {
+            body::check_function(&mut cx, id, f);
+        }
     }
     if let Some(index) = cx.main_item
         && let Some(ItemKind::Main(b)) = program.items.get(index).map(|i| &i.kind)
     {
         body::check_main(&mut cx, index, b);
     }
+    calls::check_calls(&mut cx);
     orchestrate::check_invocations(&mut cx);
     orchestrate::report_unused_kernels(&mut cx);
     let mut diags = cx.diags;

@@ -108,6 +108,8 @@ impl Ty {
             PropOwner::Edge => Ty::Edge,
             PropOwner::Triangle => Ty::Triangle,
             PropOwner::Vertex => Ty::Vertex,
+            // Any integer (or index) indexes an array; its elements are counted in `u64`.
+            PropOwner::Array => Ty::U64,
         }
     }
 

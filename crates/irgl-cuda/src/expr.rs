@@ -267,6 +267,7 @@ impl<'a> Exprs<'a> {
             PropOwner::Edge => format!("{g}.csr.nedges"),
             PropOwner::Triangle => format!("{g}.mesh.triangle_capacity"),
             PropOwner::Vertex => format!("{g}.mesh.vertex_capacity"),
+            PropOwner::Array => format!("{g}.{}_len", cpp(&self.m.prop(prop).name)),
         }
     }
 

@@ -95,9 +95,12 @@ struct GlobalDecl {
 struct PropDef {
     ty: String,
     name: String,
-    /// Its length, in the `Host` constructor: `hg.nnodes`, `dm.triangle_capacity()`, ...
+    /// Its length, in the `Host` constructor: `hg.nnodes`, `dm.triangle_capacity()`, ...;
+    /// for an array, a host expression evaluated by `allocate_arrays`.
     size: String,
     input: bool,
+    /// A program-level `array`: allocated after the `Host` is built, its length kept in `G`.
+    array: bool,
 }
 
 /// A device error code and what it means (an index out of range of a local array).
@@ -156,6 +159,8 @@ struct ProgramTemplate {
     in_edges: bool,
     /// The in-edges are the graph's own CSR (symmetric, no `edge_of`).
     in_edges_shared: bool,
+    /// Some property is a program-level `array` (see `allocate_arrays`).
+    has_arrays: bool,
     /// Some kernel uses `g.edge_of(k)`: the transpose carries out-edge ids.
     in_edge_ids: bool,
 }
@@ -217,6 +222,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         array_errors: Vec::new(),
         in_edges: m.graph.in_edges,
         in_edges_shared: m.graph.in_edges && m.graph.symmetric && !uses_edge_of(m),
+        has_arrays: false,
         in_edge_ids: m.graph.in_edges && uses_edge_of(m),
     };
     for c in &m.consts {
@@ -254,19 +260,26 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         });
     }
     for p in &m.graph.props {
+        let size = match (p.owner, p.len) {
+            (PropOwner::Node, _) => "hg.nnodes".to_string(),
+            (PropOwner::Edge, _) => "hg.nedges".to_string(),
+            (PropOwner::Triangle, _) => "dm.triangle_capacity()".to_string(),
+            (PropOwner::Vertex, _) => "dm.vertex_capacity()".to_string(),
+            (PropOwner::Array, Some(len)) => {
+                let e = stmt::Emitter::new(m, &m.host, Side::Host, &m.graph.name, 1);
+                e.x.cond(len)
+            }
+            (PropOwner::Array, None) => panic!("array {} has a length", p.name),
+        };
         t.props.push(PropDef {
             ty: c_type(p.ty).to_string(),
             name: cpp(&p.name).into_owned(),
-            size: match p.owner {
-                PropOwner::Node => "hg.nnodes",
-                PropOwner::Edge => "hg.nedges",
-                PropOwner::Triangle => "dm.triangle_capacity()",
-                PropOwner::Vertex => "dm.vertex_capacity()",
-            }
-            .to_string(),
+            size,
             input: p.input,
+            array: p.owner == PropOwner::Array,
         });
     }
+    t.has_arrays = t.props.iter().any(|p| p.array);
     let mut controls: Vec<&Control> = Vec::new();
     visit::walk_stmts(&m.host, &m.host.block, &mut |s| {
         if let StmtKind::Control(c) = &m.host.stmts[s].kind {
@@ -282,10 +295,11 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         if m.launch.check_indices && facts.indexes_props {
             for (i, p) in m.graph.props.iter().enumerate() {
                 let owner = match p.owner {
-                    PropOwner::Node => "node",
-                    PropOwner::Edge => "edge",
-                    PropOwner::Triangle => "triangle",
-                    PropOwner::Vertex => "vertex",
+                    PropOwner::Node => "node property",
+                    PropOwner::Edge => "edge property",
+                    PropOwner::Triangle => "triangle property",
+                    PropOwner::Vertex => "vertex property",
+                    PropOwner::Array => "array",
                 };
                 t.array_errors.push(ArrayErrorDef {
                     code: format!(
@@ -293,7 +307,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
                         expr::prop_error_code(id.index(), irgl_ir::PropId(i as u32))
                     ),
                     what: format!(
-                        "index out of range of the {owner} property `{}` in kernel `{}`",
+                        "index out of range of the {owner} `{}` in kernel `{}`",
                         p.name, k.name
                     ),
                 });

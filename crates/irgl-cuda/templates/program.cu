@@ -52,6 +52,9 @@ struct G {
 {%- endif %}
 {%- for p in props %}
   {{ p.ty }}* {{ p.name }};
+{%- if p.array %}
+  uint64_t {{ p.name }}_len;
+{%- endif %}
 {%- endfor %}
 };
 {%- for k in kernels %}
@@ -124,7 +127,7 @@ struct Host {
 {%- endif %}
 {%- endif %}
 {%- for p in props %}
-{%- if !p.input %}
+{%- if !p.input && !p.array %}
         {{ p.name }}({{ p.size }}),
 {%- endif %}
 {%- endfor %}
@@ -141,6 +144,7 @@ struct Host {
 {%- for p in props %}
 {%- if p.input %}
     g.{{ p.name }} = reinterpret_cast<{{ p.ty }}*>(const_cast<uint32_t*>(g.csr.edge_data));
+{%- else if p.array %}
 {%- else %}
     {{ p.name }}.zero();
     g.{{ p.name }} = {{ p.name }}.data();
@@ -201,6 +205,23 @@ static void write_device(T* p, uint64_t n, uint64_t i, T v) {
     default: break;
   }
   irgl::fatal("%s: index %llu (found after a launch of %s)", what, e.index, kernel);
+}
+{%- endif %}
+{%- if has_arrays %}
+
+/// The program's arrays, sized once the graph and the params are known (zero-filled).
+static void allocate_arrays(Host& h) {
+{%- for p in props %}
+{%- if p.array %}
+  {
+    const uint64_t n = static_cast<uint64_t>({{ p.size }});
+    h.{{ p.name }} = irgl::DeviceArray<{{ p.ty }}>(n);
+    h.{{ p.name }}.zero();
+    h.g.{{ p.name }} = h.{{ p.name }}.data();
+    h.g.{{ p.name }}_len = n;
+  }
+{%- endif %}
+{%- endfor %}
 }
 {%- endif %}
 
@@ -342,6 +363,9 @@ static int run(int argc, char** argv) {
   if (capacity == 0) capacity = 2ull * hg.nedges + hg.nnodes + 1024;
   if (capacity > 0xffffffffull) capacity = 0xffffffffull;
   Host h(std::move(hg), static_cast<uint32_t>(capacity));
+{%- endif %}
+{%- if has_arrays %}
+  allocate_arrays(h);
 {%- endif %}
   {
     int device = 0, sms = 0, per_sm = 0;

@@ -10,6 +10,9 @@
 //! | `mis` | node `in_mis` | independence and maximality on the undirected view |
 //! | `mst` | scalar `mst_weight`, edge `in_mst` | marked edges: no self-loop, no cycle, N - #components edges, weight = reference = scalar |
 //! | `traverse` | node `hits` | exact equality with the in-degree: the pushed multiset is the destinations of all edges |
+//! | `kcore` | node `core` | exact equality with the core numbers (Batagelj-Zaversnik on the adjacency lists) |
+//! | `bc` | node `bc`, param `src` | `|gpu(v) - ref(v)| <= 1e-6 max(1, ref(v))` against Brandes from `src` (f64); nodes where the reference's path counts overflow f64 are counted, not compared |
+//! | `color` | node `color` | every node colored, no edge between two distinct nodes of one color |
 //!
 //! Problems with the file itself (a missing array, a wrong node count) are errors; answers that
 //! differ from the reference give a [`Verdict`] that is not ok.
@@ -28,7 +31,7 @@ use crate::INF_U32;
 use crate::csr::Csr;
 use crate::error::{GraphError, Result};
 use crate::output::{Array, OutputFile, Value, ValueType, Values};
-use crate::reference::{bfs, cc, mis, msf, pagerank, sssp, tc};
+use crate::reference::{bc, bfs, cc, kcore, mis, msf, pagerank, sssp, tc};
 
 /// How many mismatches a verdict lists.
 pub const SHOWN_MISMATCHES: usize = 10;
@@ -47,10 +50,13 @@ pub enum Program {
     Mis,
     Mst,
     Traverse,
+    Kcore,
+    Color,
+    Bc,
 }
 
 impl Program {
-    pub const ALL: [Program; 8] = [
+    pub const ALL: [Program; 11] = [
         Program::Bfs,
         Program::Sssp,
         Program::Cc,
@@ -59,6 +65,9 @@ impl Program {
         Program::Mis,
         Program::Mst,
         Program::Traverse,
+        Program::Kcore,
+        Program::Color,
+        Program::Bc,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +80,9 @@ impl Program {
             Program::Mis => "mis",
             Program::Mst => "mst",
             Program::Traverse => "traverse",
+            Program::Kcore => "kcore",
+            Program::Color => "color",
+            Program::Bc => "bc",
         }
     }
 
@@ -213,6 +225,9 @@ fn verify_with(vf: &Verifier<'_>, program: Program, out: &OutputFile) -> Result<
         Program::Mis => verify_mis(g, out),
         Program::Mst => verify_mst(vf, out),
         Program::Traverse => verify_traverse(vf, out),
+        Program::Kcore => verify_kcore(vf, out),
+        Program::Color => verify_color(g, out),
+        Program::Bc => verify_bc(vf, out),
     }
 }
 
@@ -334,6 +349,97 @@ fn verify_traverse(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
         g.n,
         g.num_edges(),
         v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_kcore(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Kcore);
+    let got = unsigned(out, node_array(out, "core", p)?, p)?;
+    let cores = vf.memo("kcore".to_string(), kcore::core_numbers);
+    let mut v = Verdict::new(p);
+    compare_exact(&mut v, cores.iter().map(|&x| u64::from(x)), got);
+    v.summary.push(format!(
+        "compared the core numbers of {} nodes (largest {}): {} differ",
+        g.n,
+        cores.iter().max().unwrap_or(&0),
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_bc(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Bc);
+    let src = source(g, out, p)?;
+    let a = node_array(out, "bc", p)?;
+    let Values::Float(got) = &a.values else {
+        return Err(GraphError::line(
+            &out.path,
+            a.line,
+            format!("`bc` has type {}, expected f32 or f64", a.ty.name()),
+        ));
+    };
+    let expected = vf.memo(format!("bc {src}"), |g| bc::dependencies(g, src));
+    let mut v = Verdict::new(p);
+    let mut worst = 0f64;
+    let mut overflowed = 0u64;
+    for (i, (&e, &x)) in expected.iter().zip(got).enumerate() {
+        if !e.is_finite() {
+            // More shortest paths than an f64 holds (a large grid): nothing to compare.
+            overflowed += 1;
+            continue;
+        }
+        let err = (x - e).abs();
+        worst = worst.max(err / e.max(1.0));
+        // NaN never passes.
+        if err.is_nan() || err > 1e-6 * e.max(1.0) {
+            v.mismatch(|| format!("node {i}: expected {e}, got {x}"));
+        }
+    }
+    v.summary.push(format!(
+        "compared the dependencies of {} nodes on src = {src} (largest {:.6e}) within 1e-6 relative: {} differ (worst relative error {worst:.2e})",
+        g.n,
+        expected.iter().copied().fold(0.0, f64::max),
+        v.mismatch_count
+    ));
+    if overflowed > 0 {
+        v.summary.push(format!(
+            "not compared: {overflowed} nodes whose path counts overflow f64 in the reference too (the program's `overflowed` says how many of its own did)"
+        ));
+    }
+    Ok(v)
+}
+
+fn verify_color(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Color;
+    let got = unsigned(out, node_array(out, "color", p)?, p)?;
+    let mut v = Verdict::new(p);
+    for (i, &c) in got.iter().enumerate() {
+        if c >= u64::from(INF_U32) {
+            v.mismatch(|| format!("node {i}: not colored (color {})", show_u32(c)));
+        }
+    }
+    let mut conflicts = 0u64;
+    for a in 0..g.n {
+        for &b in g.neighbours(a) {
+            let (ca, cb) = (got[a as usize], got[b as usize]);
+            if a < b && ca == cb && ca < u64::from(INF_U32) {
+                conflicts += 1;
+                v.mismatch(|| format!("nodes {a} and {b}: neighbours with the same color {ca}"));
+            }
+        }
+    }
+    let colors: std::collections::BTreeSet<u64> = got
+        .iter()
+        .copied()
+        .filter(|&c| c < u64::from(INF_U32))
+        .collect();
+    let max_degree = (0..g.n).map(|a| g.degree(a)).max().unwrap_or(0);
+    v.summary.push(format!(
+        "checked the colors of {} nodes: {} colors (largest {}; the largest degree is {max_degree}), {conflicts} edges join one color",
+        g.n,
+        colors.len(),
+        colors.iter().next_back().map_or("none".to_string(), |c| c.to_string()),
     ));
     Ok(v)
 }

@@ -148,6 +148,9 @@ pub struct Prop {
     pub ty: Ty,
     pub input: bool,
     pub span: Span,
+    /// The length of an array (owner `Array`): an expression of the host body, evaluated
+    /// when the program starts.
+    pub len: Option<ExprId>,
 }
 
 #[derive(Clone, Debug)]

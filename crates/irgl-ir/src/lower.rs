@@ -9,13 +9,20 @@
 //! - `Invoke`, `Iterate`, `Pipe` and `Any`/`All Invoke` become `Launch`, the retry loop,
 //!   worklist swaps and emptiness tests, reduction resets and reads, inside `Region`s;
 //!   a reduction used inside an expression is evaluated first into a temporary, keeping the
-//!   left-to-right order and the short-circuits of `&&`, `||` and `?:`.
+//!   left-to-right order and the short-circuits of `&&`, `||` and `?:`;
+//! - a call of a `Function` is inlined: before the statement that calls it, a block binds the
+//!   parameters to the arguments and runs the body, whose `return`s assign the result and
+//!   leave (by falling off the end, by a `break` out of a wrapping loop, or through a `done`
+//!   flag out of nested loops: see [`ReturnPlan`]). The checker keeps calls out of the places
+//!   this would reorder (loop conditions, the right of `&&`/`||`, the branches of `?:`), and
+//!   forbids recursion, so inlining terminates. Every later pass sees plain statements.
 //!
 //! Lowering assumes the checker reported no error; a missing fact is a bug, and it panics.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
-use irgl_check::{KernelInfo, OutputTarget, ProgramInfo, Resolution};
+use irgl_check::{FuncId, KernelInfo, OutputTarget, ProgramInfo, Resolution};
 use irgl_syntax::ast;
 use irgl_syntax::ast::{IterateCondKind, NodeId};
 
@@ -41,6 +48,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
                 ty: p.ty,
                 input: p.input,
                 span: p.span,
+                len: None,
             })
             .collect(),
         input: graph.input,
@@ -90,7 +98,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
         })
         .collect();
 
-    let cx = ModuleCx { info };
+    let cx = ModuleCx { info, program };
     let mut kernels = Arena::new();
     for k in &info.kernels {
         let ast::ItemKind::Kernel(decl) = &program.items[k.item].kind else {
@@ -103,6 +111,20 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
         panic!("main is not a main item");
     };
     let mut b = BodyBuilder::new(&cx, Side::Host);
+    // The lengths of the arrays, evaluated on the host when the program starts.
+    let mut module_graph = module_graph;
+    for item in &program.items {
+        if let ast::ItemKind::Array(a) = &item.kind
+            && let Some(p) = module_graph
+                .props
+                .iter_mut()
+                .zip(&graph.props)
+                .find(|(_, info)| info.decl == item.id)
+                .map(|(p, _)| p)
+        {
+            p.len = Some(b.expr(&a.len));
+        }
+    }
     let block = b.block(main_block);
     b.body.block = block;
     Module {
@@ -127,6 +149,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
 
 struct ModuleCx<'a> {
     info: &'a ProgramInfo,
+    program: &'a ast::Program,
 }
 
 impl ModuleCx<'_> {
@@ -141,6 +164,7 @@ impl ModuleCx<'_> {
                     .body
                     .add_local(p.name.name.clone(), *ty, LocalKind::Param, p.name.span);
                 b.locals.insert(p.id, l);
+                b.names[0].push(p.name.name.clone());
                 params.push(KernelParam::Scalar(l));
             }
         }
@@ -186,6 +210,120 @@ struct BodyBuilder<'a> {
     /// While lowering an `any`/`all` update `t = t || e`: the `t` (read as the identity, the
     /// bool given).
     own_read: Option<(NodeId, bool)>,
+    /// Statements that must run before the statement being lowered: inlined calls.
+    pending: Block,
+    /// The functions being inlined, innermost last.
+    inline: Vec<InlineFrame>,
+    /// The names declared in each enclosing scope, innermost last: an inlined function's
+    /// locals avoid them.
+    names: Vec<Vec<String>>,
+}
+
+/// A function being inlined.
+struct InlineFrame {
+    name: String,
+    /// Where `return e` puts `e` (`None`: the function has no value, or the caller drops it).
+    result: Option<LocalId>,
+    /// Set by a `return` that leaves nested loops.
+    done: Option<LocalId>,
+    plan: Rc<ReturnPlan>,
+}
+
+/// How each `return` of a function leaves it once inlined, read off the function's body:
+/// - at the end of the body (or of branches that end it): it falls off the end;
+/// - directly in a loop that ends the body: `break` (the loop ends the function);
+/// - elsewhere outside loops: `break` out of a one-pass loop wrapped around the body;
+/// - deeper in loops: it sets a `done` flag and breaks, and each loop it leaves is followed by
+///   `if (done) break;` (but the outermost one, when it ends the body).
+///
+/// Outside loops, an `if` without `else` whose branch always returns (an early return) takes
+/// the statements after it as its `else` (a guard), so that its returns end the function.
+#[derive(Default)]
+struct ReturnPlan {
+    exits: HashMap<NodeId, Exit>,
+    guards: HashSet<NodeId>,
+    check_after: HashSet<NodeId>,
+    wrapper: bool,
+    flag: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    Fall,
+    Break,
+    Flag,
+}
+
+impl ReturnPlan {
+    fn of(body: &ast::Block) -> ReturnPlan {
+        let mut p = ReturnPlan::default();
+        p.walk(&body.stmts, true, &mut Vec::new());
+        p
+    }
+
+    /// `tail`: the end of `stmts` ends the function. `loops`: the enclosing loops, each with
+    /// whether it ends the function.
+    fn walk(&mut self, stmts: &[ast::Stmt], tail: bool, loops: &mut Vec<(NodeId, bool)>) {
+        for (i, s) in stmts.iter().enumerate() {
+            let last = tail && i + 1 == stmts.len();
+            if let ast::StmtKind::If {
+                then_block,
+                else_block: None,
+                ..
+            } = &s.kind
+                && loops.is_empty()
+                && i + 1 < stmts.len()
+                && irgl_check::always_returns(then_block)
+            {
+                self.guards.insert(s.id);
+                self.walk(&then_block.stmts, tail, loops);
+                self.walk(&stmts[i + 1..], tail, loops);
+                return;
+            }
+            match &s.kind {
+                ast::StmtKind::Return(_) => {
+                    let exit = match loops.as_slice() {
+                        [] if last => Exit::Fall,
+                        [] => {
+                            self.wrapper = true;
+                            Exit::Break
+                        }
+                        [(_, true)] => Exit::Break,
+                        _ => {
+                            self.flag = true;
+                            for (j, &(l, ends)) in loops.iter().enumerate() {
+                                if j > 0 || !ends {
+                                    self.check_after.insert(l);
+                                }
+                            }
+                            if !loops[0].1 {
+                                self.wrapper = true;
+                            }
+                            Exit::Flag
+                        }
+                    };
+                    self.exits.insert(s.id, exit);
+                }
+                ast::StmtKind::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.walk(&then_block.stmts, last, loops);
+                    if let Some(b) = else_block {
+                        self.walk(&b.stmts, last, loops);
+                    }
+                }
+                ast::StmtKind::Block(b) => self.walk(&b.stmts, last, loops),
+                ast::StmtKind::While { body, .. } | ast::StmtKind::For { body, .. } => {
+                    loops.push((s.id, loops.is_empty() && last));
+                    self.walk(&body.stmts, false, loops);
+                    loops.pop();
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 impl<'a> BodyBuilder<'a> {
@@ -201,6 +339,9 @@ impl<'a> BodyBuilder<'a> {
             pipe_depth: 0,
             temps: 0,
             own_read: None,
+            pending: Vec::new(),
+            inline: Vec::new(),
+            names: vec![Vec::new()],
         }
     }
 
@@ -263,9 +404,168 @@ impl<'a> BodyBuilder<'a> {
             .local_types
             .get(&def)
             .unwrap_or_else(|| panic!("local {} has a type", name.name));
-        let l = self.body.add_local(name.name.clone(), ty, kind, name.span);
+        let text = self.fresh_name(&name.name);
+        if let Some(scope) = self.names.last_mut() {
+            scope.push(text.clone());
+        }
+        let l = self.body.add_local(text, ty, kind, name.span);
         self.locals.insert(def, l);
         l
+    }
+
+    /// A local's name: its own, but inside an inlined function one that no enclosing scope
+    /// declares (so that an argument never reads the parameter that shadows it, nor a
+    /// `return` assigns a local of the function instead of the caller's), prefixed with the
+    /// function's name.
+    fn fresh_name(&self, name: &str) -> String {
+        let Some(frame) = self.inline.last() else {
+            return name.to_string();
+        };
+        let taken = |n: &str| self.names.iter().any(|s| s.iter().any(|x| x == n));
+        if !taken(name) {
+            return name.to_string();
+        }
+        let base = format!("{}_{name}", frame.name);
+        if !taken(&base) {
+            return base;
+        }
+        (1..)
+            .map(|i| format!("{base}{i}"))
+            .find(|n| !taken(n))
+            .expect("a free name")
+    }
+
+    /// Inlines a call of function `f` (see the module documentation) into `self.pending`.
+    /// The value goes to `into` (the local of a `let` the call initializes, when no argument
+    /// mentions a local of its name), to a new temporary when `value` is set, or nowhere.
+    /// Returns the local that holds the value.
+    fn inline_call(
+        &mut self,
+        f: FuncId,
+        args: &[ast::Expr],
+        into: Option<(NodeId, &ast::Ident)>,
+        value: bool,
+        span: Span,
+    ) -> Option<LocalId> {
+        let info = self.info().function(f);
+        let ast::ItemKind::Function(decl) = &self.cx.program.items[info.item].kind else {
+            panic!("function {} is not a function item", info.name);
+        };
+        // Arguments first, in order, in the caller's scope.
+        let mut bound = Vec::new();
+        for (i, (a, p)) in args.iter().zip(&decl.params).enumerate() {
+            if Some(i) == info.graph_param {
+                continue;
+            }
+            bound.push((p, self.expr(a)));
+        }
+        let ret = info.ret;
+        let result = match into {
+            Some((def, name))
+                if !bound.iter().any(|&(_, e)| {
+                    let mut hit = false;
+                    crate::visit::walk_expr(&self.body, e, &mut |x| {
+                        if let ExprKind::Local(l) = self.body.exprs[x].kind {
+                            hit |= self.body.locals[l].name == name.name;
+                        }
+                    });
+                    hit
+                }) =>
+            {
+                let l = self.declare(def, name, LocalKind::Let);
+                Some(l)
+            }
+            Some(_) | None if value && ret != Ty::Void => Some(self.temp(&info.name, ret, span)),
+            _ => None,
+        };
+        if let Some(r) = result {
+            let s = self.body.add_stmt(
+                StmtKind::Let {
+                    local: r,
+                    init: None,
+                },
+                span,
+            );
+            self.pending.push(s);
+        }
+        let outer = std::mem::take(&mut self.pending);
+        let plan = Rc::new(ReturnPlan::of(&decl.body));
+        self.inline.push(InlineFrame {
+            name: info.name.clone(),
+            result,
+            done: None,
+            plan: plan.clone(),
+        });
+        let mut block = Vec::new();
+        let mut params = Vec::new();
+        self.names.push(Vec::new());
+        for (p, arg) in bound {
+            let l = self.declare(p.id, &p.name, LocalKind::Let);
+            params.push((l, arg, block.len()));
+            self.stmt_into(
+                &mut block,
+                StmtKind::Let {
+                    local: l,
+                    init: Some(arg),
+                },
+                p.span,
+            );
+        }
+        if plan.flag {
+            let done = self.temp(&format!("{}_done", info.name), Ty::Bool, span);
+            let no = self.add(ExprKind::Literal(Literal::Bool(false)), Ty::Bool, span);
+            self.stmt_into(
+                &mut block,
+                StmtKind::Let {
+                    local: done,
+                    init: Some(no),
+                },
+                span,
+            );
+            self.inline.last_mut().expect("the frame").done = Some(done);
+        }
+        let mut body = self.block(&decl.body);
+        if plan.wrapper {
+            let brk = self.body.add_stmt(StmtKind::Break, span);
+            body.push(brk);
+            let l = self.body.add_stmt(
+                StmtKind::Loop(Loop {
+                    init: Vec::new(),
+                    cond: None,
+                    step: Vec::new(),
+                    body,
+                }),
+                span,
+            );
+            body = vec![l];
+        }
+        // A parameter the body never reads is not declared (its argument is evaluated only
+        // for an atomic in it).
+        let mut dropped = Vec::new();
+        for &(l, arg, at) in &params {
+            if !uses_local(&self.body, &body, l) {
+                dropped.push(at);
+                if crate::visit::expr_any(&self.body, arg, &|k| {
+                    matches!(k, ExprKind::Atomic { .. })
+                }) {
+                    let s = self.body.add_stmt(StmtKind::Eval(arg), span);
+                    block[at] = s;
+                    dropped.pop();
+                }
+            }
+        }
+        let mut i = 0;
+        block.retain(|_| {
+            i += 1;
+            !dropped.contains(&(i - 1))
+        });
+        block.extend(body);
+        self.names.pop();
+        self.inline.pop();
+        self.pending = outer;
+        let s = self.body.add_stmt(StmtKind::Block(block), span);
+        self.pending.push(s);
+        result
     }
 
     // ------------------------------------------------------------------ expressions
@@ -326,6 +626,12 @@ impl<'a> BodyBuilder<'a> {
                         args: rest,
                     }
                 }
+                Some(Resolution::Function(f)) => {
+                    let r = self
+                        .inline_call(f, args, None, true, span)
+                        .expect("a function used as a value has one");
+                    ExprKind::Local(r)
+                }
                 r => panic!("call of {} resolved to {r:?}", func.name),
             },
             ast::ExprKind::Field { field, .. } => match self.info().resolution(e.id) {
@@ -347,6 +653,10 @@ impl<'a> BodyBuilder<'a> {
             ast::ExprKind::ArrayIndex { base, index } => match self.info().resolution(e.id) {
                 Some(Resolution::Local { def, .. }) => ExprKind::ArrayElement {
                     array: self.local_of(def),
+                    index: self.expr(index),
+                },
+                Some(Resolution::Array(prop)) => ExprKind::Element {
+                    prop,
                     index: self.expr(index),
                 },
                 r => panic!("array {} resolved to {r:?}", base.name),
@@ -388,6 +698,10 @@ impl<'a> BodyBuilder<'a> {
             ast::ExprKind::ArrayIndex { base, index } => match self.info().resolution(e.id) {
                 Some(Resolution::Local { def, .. }) => Place::ArrayElement {
                     array: self.local_of(def),
+                    index: self.expr(index),
+                },
+                Some(Resolution::Array(prop)) => Place::Element {
+                    prop,
                     index: self.expr(index),
                 },
                 r => panic!("array {} resolved to {r:?}", base.name),
@@ -583,14 +897,76 @@ impl<'a> BodyBuilder<'a> {
     // ------------------------------------------------------------------ statements
 
     fn block(&mut self, b: &ast::Block) -> Block {
+        self.names.push(Vec::new());
+        let out = self.stmts(&b.stmts);
+        self.names.pop();
+        out
+    }
+
+    fn stmts(&mut self, stmts: &[ast::Stmt]) -> Block {
         let mut out = Vec::new();
-        for s in &b.stmts {
+        for (i, s) in stmts.iter().enumerate() {
+            if let Some(frame) = self.inline.last()
+                && frame.plan.guards.contains(&s.id)
+            {
+                // An early return: the rest of the block is its `else`.
+                let ast::StmtKind::If {
+                    cond, then_block, ..
+                } = &s.kind
+                else {
+                    panic!("a guard is an `if`");
+                };
+                let outer = std::mem::take(&mut self.pending);
+                let cond = self.expr(cond);
+                out.append(&mut self.pending);
+                self.pending = outer;
+                let then_block = self.block(then_block);
+                self.names.push(Vec::new());
+                let else_block = self.stmts(&stmts[i + 1..]);
+                self.names.pop();
+                self.stmt_into(
+                    &mut out,
+                    StmtKind::If {
+                        cond,
+                        then_block,
+                        else_block,
+                    },
+                    s.span,
+                );
+                return out;
+            }
             self.stmt(s, &mut out);
         }
         out
     }
 
+    /// Lowers a statement into `out`, after the calls it inlines.
     fn stmt(&mut self, s: &ast::Stmt, out: &mut Block) {
+        let outer = std::mem::take(&mut self.pending);
+        let mut mine = Vec::new();
+        self.stmt_kind(s, &mut mine);
+        out.append(&mut self.pending);
+        out.extend(mine);
+        self.pending = outer;
+        if let Some(frame) = self.inline.last()
+            && frame.plan.check_after.contains(&s.id)
+        {
+            let done = frame.done.expect("a flag where returns leave nested loops");
+            let test = self.local_expr(done);
+            let brk = self.body.add_stmt(StmtKind::Break, s.span);
+            self.stmt_into(
+                out,
+                StmtKind::If {
+                    cond: test,
+                    then_block: vec![brk],
+                    else_block: Vec::new(),
+                },
+                s.span,
+            );
+        }
+    }
+
+    fn stmt_kind(&mut self, s: &ast::Stmt, out: &mut Block) {
         let span = s.span;
         match &s.kind {
             ast::StmtKind::LetArray { name, .. } => {
@@ -608,6 +984,32 @@ impl<'a> BodyBuilder<'a> {
                     },
                     span,
                 );
+            }
+            ast::StmtKind::Let { name, init, .. }
+                if let ast::ExprKind::Call { args, .. } = &init.kind
+                    && let Some(Resolution::Function(f)) = self.info().resolution(init.id) =>
+            {
+                self.inline_call(f, args, Some((s.id, name)), true, span);
+                if !self.locals.contains_key(&s.id) {
+                    // An argument mentions a local named like this one: a temporary took the
+                    // value.
+                    let Some(&last) = self.pending.iter().rev().nth(1) else {
+                        panic!("an inlined call leaves its result");
+                    };
+                    let StmtKind::Let { local: temp, .. } = self.body.stmts[last].kind else {
+                        panic!("an inlined call declares its result first");
+                    };
+                    let value = self.local_expr(temp);
+                    let local = self.declare(s.id, name, LocalKind::Let);
+                    self.stmt_into(
+                        out,
+                        StmtKind::Let {
+                            local,
+                            init: Some(value),
+                        },
+                        span,
+                    );
+                }
             }
             ast::StmtKind::Let { name, init, .. } => {
                 let init = self.value(init, out);
@@ -653,6 +1055,11 @@ impl<'a> BodyBuilder<'a> {
                 }
             }
             ast::StmtKind::Expr(e) => match &e.kind {
+                ast::ExprKind::Call { args, .. }
+                    if let Some(Resolution::Function(f)) = self.info().resolution(e.id) =>
+                {
+                    self.inline_call(f, args, None, false, span);
+                }
                 ast::ExprKind::Push(x) => {
                     let item = self.expr(x);
                     self.stmt_into(
@@ -726,6 +1133,51 @@ impl<'a> BodyBuilder<'a> {
                 out,
             ),
             ast::StmtKind::Break => self.stmt_into(out, StmtKind::Break, span),
+            ast::StmtKind::Return(value) => {
+                let frame = self
+                    .inline
+                    .last()
+                    .expect("`return` inside an inlined function");
+                let (result, done) = (frame.result, frame.done);
+                let exit = frame.plan.exits[&s.id];
+                if let Some(v) = value {
+                    let v = self.expr(v);
+                    match result {
+                        Some(r) => self.stmt_into(
+                            out,
+                            StmtKind::Assign {
+                                place: Place::Local(r),
+                                op: None,
+                                value: v,
+                            },
+                            span,
+                        ),
+                        None if crate::visit::expr_any(&self.body, v, &|k| {
+                            matches!(k, ExprKind::Atomic { .. })
+                        }) =>
+                        {
+                            self.stmt_into(out, StmtKind::Eval(v), span)
+                        }
+                        None => {}
+                    }
+                }
+                if exit == Exit::Flag {
+                    let done = done.expect("a flag for this return");
+                    let yes = self.add(ExprKind::Literal(Literal::Bool(true)), Ty::Bool, span);
+                    self.stmt_into(
+                        out,
+                        StmtKind::Assign {
+                            place: Place::Local(done),
+                            op: None,
+                            value: yes,
+                        },
+                        span,
+                    );
+                }
+                if exit != Exit::Fall {
+                    self.stmt_into(out, StmtKind::Break, span);
+                }
+            }
             ast::StmtKind::Continue => self.stmt_into(out, StmtKind::Continue, span),
             ast::StmtKind::Block(b) => {
                 let b = self.block(b);
@@ -1496,4 +1948,22 @@ fn operand_of(value: &ast::Expr, id: NodeId) -> &ast::Expr {
         .into_iter()
         .find(|e| e.id == id)
         .unwrap_or_else(|| panic!("the combined operand {id} is not in its update"))
+}
+
+/// Whether `block` reads or assigns local `l`.
+fn uses_local(body: &Body, block: &Block, l: LocalId) -> bool {
+    let mut hit = false;
+    crate::visit::walk_block_exprs(body, block, &mut |e| {
+        hit |= body.exprs[e].kind == ExprKind::Local(l);
+    });
+    crate::visit::walk_stmts(body, block, &mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Local(x),
+            ..
+        } = &body.stmts[s].kind
+        {
+            hit |= *x == l;
+        }
+    });
+    hit
 }

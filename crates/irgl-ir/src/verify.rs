@@ -1031,13 +1031,24 @@ impl<'a> Verifier<'a> {
                 let it = self.expr(*index);
                 let owner_ty = Ty::index_of(p.owner);
                 if let Some(it) = it {
-                    self.compatible(owner_ty, it, "element index");
+                    self.index_type(p.owner, owner_ty, it);
                 }
                 if matches!(p.ty, Ty::Lock | Ty::Mark) {
                     self.err(format!("element of the {} property {}", p.ty, p.name));
                 }
                 Some(p.ty)
             }
+        }
+    }
+
+    /// An element index: the owner's index type, or any integer or index for an array.
+    fn index_type(&mut self, owner: PropOwner, owner_ty: Ty, it: Ty) {
+        if owner == PropOwner::Array {
+            if !it.is_integer() && !it.is_u32_like() {
+                self.err(format!("array index of type {it}"));
+            }
+        } else {
+            self.compatible(owner_ty, it, "element index");
         }
     }
 
@@ -1106,7 +1117,7 @@ impl<'a> Verifier<'a> {
                     }
                     let owner_ty = Ty::index_of(p.owner);
                     if let Some(Some(it)) = operands.first() {
-                        self.compatible(owner_ty, *it, "element index");
+                        self.index_type(p.owner, owner_ty, *it);
                     }
                     self.compatible(p.ty, ty, "element");
                 }

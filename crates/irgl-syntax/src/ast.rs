@@ -82,6 +82,10 @@ pub enum ItemKind {
     Output(OutputDecl),
     /// `Kernel bfs(graph g, u32 LEVEL) { ... }`
     Kernel(KernelDecl),
+    /// `Function find(graph g, node a): node { ... }`: called from kernels and functions.
+    Function(FunctionDecl),
+    /// `array offsets: u32[g.nnodes + 1];`: a device array sized when the program starts.
+    Array(ArrayDecl),
     /// `main { ... }`: the host program.
     Main(Block),
     /// A declaration that failed to parse (already reported).
@@ -106,6 +110,8 @@ pub enum PropOwner {
     Triangle,
     /// A property of a mesh's vertices (`vertex level: u32;`).
     Vertex,
+    /// A program-level `array` (its length given by its declaration).
+    Array,
 }
 
 impl PropOwner {
@@ -115,6 +121,7 @@ impl PropOwner {
             PropOwner::Edge => "edge",
             PropOwner::Triangle => "triangle",
             PropOwner::Vertex => "vertex",
+            PropOwner::Array => "array",
         }
     }
 }
@@ -161,6 +168,25 @@ pub struct OutputDecl {
 pub struct KernelDecl {
     pub name: Ident,
     pub params: Vec<KernelParam>,
+    pub body: Block,
+}
+
+/// `array offsets: u32[g.nnodes + 1];`: `len` is made of literals, consts, params and the
+/// graph's sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayDecl {
+    pub name: Ident,
+    pub ty: Type,
+    pub len: Expr,
+}
+
+/// `Function find(graph g, node a): node { ... }`; `ret` is `None` for a function without
+/// a value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionDecl {
+    pub name: Ident,
+    pub params: Vec<KernelParam>,
+    pub ret: Option<Type>,
     pub body: Block,
 }
 
@@ -292,6 +318,8 @@ pub enum StmtKind {
     },
     Break,
     Continue,
+    /// `return e;` or `return;`: leaves a function.
+    Return(Option<Expr>),
     Block(Block),
 
     /// `ForAll (var In iter) [Reduce (op: local, ...)] { body }`: the iterations may run in

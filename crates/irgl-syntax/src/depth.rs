@@ -137,6 +137,7 @@ fn stmt_children<'a>(kind: &'a StmtKind, out: &mut Vec<Node<'a>>) {
         StmtKind::Expr(e) | StmtKind::ReduceAndReturn(e) | StmtKind::Retry { item: e, .. } => {
             out.push(Node::Expr(e));
         }
+        StmtKind::Return(e) => out.extend(e.iter().map(Node::Expr)),
         StmtKind::If {
             cond,
             then_block,

@@ -106,6 +106,33 @@ impl Dumper {
                     d.block(&k.body);
                 });
             }
+            ItemKind::Array(a) => self.line(
+                item.id,
+                item.span,
+                &format!("array {}: {}[{}]", a.name.name, a.ty.kind, expr(&a.len)),
+            ),
+            ItemKind::Function(k) => {
+                let ret = k
+                    .ret
+                    .as_ref()
+                    .map(|t| format!(": {}", t.kind))
+                    .unwrap_or_default();
+                self.line(
+                    item.id,
+                    item.span,
+                    &format!("Function {}{ret}", k.name.name),
+                );
+                self.nested(|d| {
+                    for p in &k.params {
+                        d.line(
+                            p.id,
+                            p.span,
+                            &format!("param {} {}", p.ty.kind, p.name.name),
+                        );
+                    }
+                    d.block(&k.body);
+                });
+            }
             ItemKind::Main(b) => {
                 self.line(item.id, item.span, "main");
                 self.nested(|d| d.block(b));
@@ -179,6 +206,8 @@ impl Dumper {
             }
             StmtKind::Break => self.line(id, span, "break"),
             StmtKind::Continue => self.line(id, span, "continue"),
+            StmtKind::Return(None) => self.line(id, span, "return"),
+            StmtKind::Return(Some(e)) => self.line(id, span, &format!("return {}", expr(e))),
             StmtKind::Block(b) => self.nested_block(id, span, b),
             StmtKind::ForAll {
                 var,

@@ -35,6 +35,8 @@ pub enum Tok<'s> {
     Output,
     #[token("Kernel")]
     Kernel,
+    #[token("Function")]
+    Function,
     #[token("main")]
     Main,
 
@@ -97,6 +99,8 @@ pub enum Tok<'s> {
     Break,
     #[token("continue")]
     Continue,
+    #[token("return")]
+    Return,
     #[token("true")]
     True,
     #[token("false")]
@@ -272,6 +276,7 @@ pub fn spelling(tok: &Tok<'_>) -> &'static str {
         Global => "global",
         Output => "output",
         Kernel => "Kernel",
+        Function => "Function",
         Main => "main",
         ForAll => "ForAll",
         In => "In",
@@ -300,6 +305,7 @@ pub fn spelling(tok: &Tok<'_>) -> &'static str {
         For => "for",
         Break => "break",
         Continue => "continue",
+        Return => "return",
         True => "true",
         False => "false",
         As => "as",

@@ -219,6 +219,18 @@ impl Ctx {
         })
     }
 
+    /// `array NAME: T[len];`, the word checked.
+    pub(crate) fn array_decl(&mut self, word: Ident, name: Ident, ty: Type, len: Expr) -> ItemKind {
+        if word.name != "array" {
+            self.diagnostics.push(
+                Diagnostic::error("E0001", format!("unexpected `{}`", word.name))
+                    .with_label(word.span, "expected a declaration")
+                    .with_help("an array is declared as `array NAME: TYPE[LENGTH];`"),
+            );
+        }
+        ItemKind::Array(ArrayDecl { name, ty, len })
+    }
+
     /// The owner of a mesh property: `triangle` or `vertex`.
     pub(crate) fn mesh_owner(&mut self, word: Ident) -> PropOwner {
         match word.name.as_str() {

@@ -265,6 +265,33 @@ impl<'a> Printer<'a> {
                 self.block(&k.body);
                 self.out.push('\n');
             }
+            ItemKind::Array(a) => {
+                self.indent();
+                self.out
+                    .push_str(&format!("array {}: {}[", a.name.name, a.ty.kind));
+                self.expr(&a.len, 0);
+                self.out.push_str("];\n");
+            }
+            ItemKind::Function(k) => {
+                self.indent();
+                let params: Vec<String> = k
+                    .params
+                    .iter()
+                    .map(|p| format!("{} {}", p.ty.kind, p.name.name))
+                    .collect();
+                let ret = k
+                    .ret
+                    .as_ref()
+                    .map(|t| format!(": {}", t.kind))
+                    .unwrap_or_default();
+                self.out.push_str(&format!(
+                    "Function {}({}){ret} ",
+                    k.name.name,
+                    params.join(", ")
+                ));
+                self.block(&k.body);
+                self.out.push('\n');
+            }
             ItemKind::Main(b) => {
                 self.indent();
                 self.out.push_str("main ");
@@ -403,6 +430,12 @@ impl<'a> Printer<'a> {
             }
             StmtKind::Break => self.out.push_str("break;"),
             StmtKind::Continue => self.out.push_str("continue;"),
+            StmtKind::Return(None) => self.out.push_str("return;"),
+            StmtKind::Return(Some(e)) => {
+                self.out.push_str("return ");
+                self.expr(e, 0);
+                self.out.push(';');
+            }
             StmtKind::Block(b) => self.block(b),
             StmtKind::ForAll {
                 var,
@@ -757,7 +790,7 @@ fn int_literal(v: u64) -> String {
 fn is_block_item(k: &ItemKind) -> bool {
     matches!(
         k,
-        ItemKind::Graph(_) | ItemKind::Kernel(_) | ItemKind::Main(_)
+        ItemKind::Graph(_) | ItemKind::Kernel(_) | ItemKind::Function(_) | ItemKind::Main(_)
     )
 }
 

@@ -80,6 +80,23 @@ fn walk_item(item: &mut Item, f: &mut dyn FnMut(Slot<'_>)) {
             }
             walk_block(&mut k.body, f);
         }
+        ItemKind::Array(a) => {
+            ident(&mut a.name, f);
+            ty(&mut a.ty, f);
+            walk_expr(&mut a.len, f);
+        }
+        ItemKind::Function(k) => {
+            ident(&mut k.name, f);
+            for p in &mut k.params {
+                node(&mut p.id, &mut p.span, f);
+                ty(&mut p.ty, f);
+                ident(&mut p.name, f);
+            }
+            if let Some(t) = &mut k.ret {
+                ty(t, f);
+            }
+            walk_block(&mut k.body, f);
+        }
         ItemKind::Main(b) => walk_block(b, f),
         ItemKind::Error => {}
     }
@@ -153,6 +170,11 @@ pub fn walk_stmt(s: &mut Stmt, f: &mut dyn FnMut(Slot<'_>)) {
             walk_block(body, f);
         }
         StmtKind::Break | StmtKind::Continue | StmtKind::SyncRunningThreads | StmtKind::Error => {}
+        StmtKind::Return(e) => {
+            if let Some(e) = e {
+                walk_expr(e, f);
+            }
+        }
         StmtKind::Block(b) => walk_block(b, f),
         StmtKind::ForAll {
             var,

@@ -188,6 +188,7 @@ fn stmt() -> impl Strategy<Value = Stmt> {
         simple_stmt(),
         Just(st(StmtKind::Break)),
         Just(st(StmtKind::Continue)),
+        proptest::option::of(expr()).prop_map(|e| st(StmtKind::Return(e))),
         Just(st(StmtKind::SyncRunningThreads)),
         expr().prop_map(|e| st(StmtKind::ReduceAndReturn(e))),
         (
@@ -305,12 +306,14 @@ fn item() -> impl Strategy<Value = Item> {
             input,
         }
     });
-    let kparam = (ty(), ident()).prop_map(|(ty, name)| KernelParam {
-        id: NodeId::UNSET,
-        span: Span::NONE,
-        ty,
-        name,
-    });
+    let kparam = || {
+        (ty(), ident()).prop_map(|(ty, name)| KernelParam {
+            id: NodeId::UNSET,
+            span: Span::NONE,
+            ty,
+            name,
+        })
+    };
     let kind = prop_oneof![
         (
             ident(),
@@ -337,8 +340,27 @@ fn item() -> impl Strategy<Value = Item> {
             .prop_map(|(name, ty, init)| ItemKind::Global(GlobalDecl { name, ty, init })),
         proptest::collection::vec(ident(), 1..3)
             .prop_map(|names| ItemKind::Output(OutputDecl { names })),
-        (ident(), proptest::collection::vec(kparam, 0..3), block())
+        (ident(), proptest::collection::vec(kparam(), 0..3), block())
             .prop_map(|(name, params, body)| ItemKind::Kernel(KernelDecl { name, params, body })),
+        (
+            ident(),
+            proptest::collection::vec(kparam(), 0..3),
+            proptest::option::of(ty()),
+            block()
+        )
+            .prop_map(
+                |(name, params, ret, body)| ItemKind::Function(FunctionDecl {
+                    name,
+                    params,
+                    ret,
+                    body
+                })
+            ),
+        (ident(), ty(), expr()).prop_map(|(name, ty, len)| ItemKind::Array(ArrayDecl {
+            name,
+            ty,
+            len
+        })),
         block().prop_map(ItemKind::Main),
     ];
     kind.prop_map(|kind| Item {

@@ -4,8 +4,10 @@
 //! Where petgraph implements the algorithm (Dijkstra, union-find, Kruskal) it is used as a second,
 //! independent reference; tests check that both agree.
 
+pub mod bc;
 pub mod bfs;
 pub mod cc;
+pub mod kcore;
 pub mod mis;
 pub mod msf;
 pub mod pagerank;
