@@ -928,36 +928,19 @@ impl<'c, 'p> Body<'c, 'p> {
                 self.report(d);
                 Ty::Error
             }
-            Found::Sym(Symbol::Array(_)) => {
-                let d = Diagnostic::error(
-                    "E0115",
-                    format!("`{}` is an array, not a value", ident.name),
-                )
-                .with_label(ident.span, "an array")
-                .with_help(format!("index it: `{}[i]`", ident.name));
-                self.report(d);
-                Ty::Error
-            }
-            Found::Sym(Symbol::Function(_)) => {
-                let d = Diagnostic::error(
-                    "E0115",
-                    format!("`{}` is a function, not a value", ident.name),
-                )
-                .with_label(ident.span, "a function")
-                .with_help(format!("call it: `{}(...)`", ident.name));
-                self.report(d);
-                Ty::Error
-            }
-            Found::Sym(Symbol::Kernel(_)) => {
-                let d = Diagnostic::error(
-                    "E0115",
-                    format!("`{}` is a kernel, not a value", ident.name),
-                )
-                .with_label(ident.span, "a kernel")
-                .with_help(format!(
-                    "launch it from `main`: `Invoke {}(...);`",
-                    ident.name
-                ));
+            Found::Sym(sym @ (Symbol::Array(_) | Symbol::Function(_) | Symbol::Kernel(_))) => {
+                let name = &ident.name;
+                let (what, help) = match sym {
+                    Symbol::Array(_) => ("an array", format!("index it: `{name}[i]`")),
+                    Symbol::Function(_) => ("a function", format!("call it: `{name}(...)`")),
+                    _ => (
+                        "a kernel",
+                        format!("launch it from `main`: `Invoke {name}(...);`"),
+                    ),
+                };
+                let d = Diagnostic::error("E0115", format!("`{name}` is {what}, not a value"))
+                    .with_label(ident.span, what)
+                    .with_help(help);
                 self.report(d);
                 Ty::Error
             }

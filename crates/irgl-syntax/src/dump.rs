@@ -32,6 +32,21 @@ impl Dumper {
         let _ = writeln!(self.out, "{id} {text} @{span:?}");
     }
 
+    /// A kernel or function: its head line, then its parameters and body one level in.
+    fn routine(&mut self, item: &Item, head: &str, params: &[KernelParam], body: &Block) {
+        self.line(item.id, item.span, head);
+        self.nested(|d| {
+            for p in params {
+                d.line(
+                    p.id,
+                    p.span,
+                    &format!("param {} {}", p.ty.kind, p.name.name),
+                );
+            }
+            d.block(body);
+        });
+    }
+
     fn nested(&mut self, f: impl FnOnce(&mut Dumper)) {
         self.level += 1;
         f(self);
@@ -94,44 +109,22 @@ impl Dumper {
                 self.line(item.id, item.span, &format!("output {}", names.join(", ")));
             }
             ItemKind::Kernel(k) => {
-                self.line(item.id, item.span, &format!("Kernel {}", k.name.name));
-                self.nested(|d| {
-                    for p in &k.params {
-                        d.line(
-                            p.id,
-                            p.span,
-                            &format!("param {} {}", p.ty.kind, p.name.name),
-                        );
-                    }
-                    d.block(&k.body);
-                });
+                let head = format!("Kernel {}", k.name.name);
+                self.routine(item, &head, &k.params, &k.body);
             }
             ItemKind::Array(a) => self.line(
                 item.id,
                 item.span,
                 &format!("array {}: {}[{}]", a.name.name, a.ty.kind, expr(&a.len)),
             ),
-            ItemKind::Function(k) => {
-                let ret = k
+            ItemKind::Function(f) => {
+                let ret = f
                     .ret
                     .as_ref()
                     .map(|t| format!(": {}", t.kind))
                     .unwrap_or_default();
-                self.line(
-                    item.id,
-                    item.span,
-                    &format!("Function {}{ret}", k.name.name),
-                );
-                self.nested(|d| {
-                    for p in &k.params {
-                        d.line(
-                            p.id,
-                            p.span,
-                            &format!("param {} {}", p.ty.kind, p.name.name),
-                        );
-                    }
-                    d.block(&k.body);
-                });
+                let head = format!("Function {}{ret}", f.name.name);
+                self.routine(item, &head, &f.params, &f.body);
             }
             ItemKind::Main(b) => {
                 self.line(item.id, item.span, "main");

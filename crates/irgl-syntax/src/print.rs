@@ -253,18 +253,7 @@ impl<'a> Printer<'a> {
                 let names: Vec<&str> = o.names.iter().map(|n| n.name.as_str()).collect();
                 self.line(&format!("output {};", names.join(", ")));
             }
-            ItemKind::Kernel(k) => {
-                self.indent();
-                let params: Vec<String> = k
-                    .params
-                    .iter()
-                    .map(|p| format!("{} {}", p.ty.kind, p.name.name))
-                    .collect();
-                self.out
-                    .push_str(&format!("Kernel {}({}) ", k.name.name, params.join(", ")));
-                self.block(&k.body);
-                self.out.push('\n');
-            }
+            ItemKind::Kernel(k) => self.routine("Kernel", &k.name, &k.params, None, &k.body),
             ItemKind::Array(a) => {
                 self.indent();
                 self.out
@@ -272,25 +261,8 @@ impl<'a> Printer<'a> {
                 self.expr(&a.len, 0);
                 self.out.push_str("];\n");
             }
-            ItemKind::Function(k) => {
-                self.indent();
-                let params: Vec<String> = k
-                    .params
-                    .iter()
-                    .map(|p| format!("{} {}", p.ty.kind, p.name.name))
-                    .collect();
-                let ret = k
-                    .ret
-                    .as_ref()
-                    .map(|t| format!(": {}", t.kind))
-                    .unwrap_or_default();
-                self.out.push_str(&format!(
-                    "Function {}({}){ret} ",
-                    k.name.name,
-                    params.join(", ")
-                ));
-                self.block(&k.body);
-                self.out.push('\n');
+            ItemKind::Function(f) => {
+                self.routine("Function", &f.name, &f.params, f.ret.as_ref(), &f.body)
             }
             ItemKind::Main(b) => {
                 self.indent();
@@ -300,6 +272,30 @@ impl<'a> Printer<'a> {
             }
             ItemKind::Error => {}
         }
+    }
+
+    /// `Kernel k(T a, ...) { ... }` or `Function f(T a, ...): T { ... }`.
+    fn routine(
+        &mut self,
+        word: &str,
+        name: &Ident,
+        params: &[KernelParam],
+        ret: Option<&Type>,
+        body: &Block,
+    ) {
+        self.indent();
+        let params: Vec<String> = params
+            .iter()
+            .map(|p| format!("{} {}", p.ty.kind, p.name.name))
+            .collect();
+        let ret = ret.map(|t| format!(": {}", t.kind)).unwrap_or_default();
+        self.out.push_str(&format!(
+            "{word} {}({}){ret} ",
+            name.name,
+            params.join(", ")
+        ));
+        self.block(body);
+        self.out.push('\n');
     }
 
     /// A literal as the user wrote it (`0x9e3779b9`, `0.000001`), when printing source.

@@ -73,11 +73,7 @@ fn walk_item(item: &mut Item, f: &mut dyn FnMut(Slot<'_>)) {
         }
         ItemKind::Kernel(k) => {
             ident(&mut k.name, f);
-            for p in &mut k.params {
-                node(&mut p.id, &mut p.span, f);
-                ty(&mut p.ty, f);
-                ident(&mut p.name, f);
-            }
+            params(&mut k.params, f);
             walk_block(&mut k.body, f);
         }
         ItemKind::Array(a) => {
@@ -87,11 +83,7 @@ fn walk_item(item: &mut Item, f: &mut dyn FnMut(Slot<'_>)) {
         }
         ItemKind::Function(k) => {
             ident(&mut k.name, f);
-            for p in &mut k.params {
-                node(&mut p.id, &mut p.span, f);
-                ty(&mut p.ty, f);
-                ident(&mut p.name, f);
-            }
+            params(&mut k.params, f);
             if let Some(t) = &mut k.ret {
                 ty(t, f);
             }
@@ -99,6 +91,14 @@ fn walk_item(item: &mut Item, f: &mut dyn FnMut(Slot<'_>)) {
         }
         ItemKind::Main(b) => walk_block(b, f),
         ItemKind::Error => {}
+    }
+}
+
+fn params(ps: &mut [KernelParam], f: &mut dyn FnMut(Slot<'_>)) {
+    for p in ps {
+        node(&mut p.id, &mut p.span, f);
+        ty(&mut p.ty, f);
+        ident(&mut p.name, f);
     }
 }
 
