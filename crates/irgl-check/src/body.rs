@@ -46,13 +46,7 @@ pub(crate) fn check_constant_expr(cx: &mut Cx<'_>, e: &Expr, ty: Ty, ty_span: Sp
 pub(crate) fn check_kernel(cx: &mut Cx<'_>, id: KernelId, decl: &KernelDecl) {
     let params = cx.info.kernels[id.index()].params.clone();
     let mut b = Body::new(cx, Mode::Kernel(id));
-    b.scopes.push(Vec::new());
-    for (p, ty) in decl.params.iter().zip(params) {
-        if b.scopes[0].iter().any(|&i| b.locals[i].name == p.name.name) {
-            continue; // a duplicate, reported with the declarations
-        }
-        b.declare_local(&p.name, p.id, LocalKind::KernelParam, ty, false);
-    }
+    b.declare_params(&decl.params, params, LocalKind::KernelParam);
     b.block(&decl.body);
     b.pop_scope();
     let access = std::mem::take(&mut b.access);
@@ -117,17 +111,8 @@ pub(crate) fn check_array_len(cx: &mut Cx<'_>, e: &Expr) {
 pub(crate) fn check_function(cx: &mut Cx<'_>, id: FuncId, decl: &FunctionDecl) {
     let params = cx.info.functions[id.index()].params.clone();
     let mut b = Body::new(cx, Mode::Function(id));
-    b.scopes.push(Vec::new());
-    for (p, ty) in decl.params.iter().zip(params) {
-        if b.scopes[0].iter().any(|&i| b.locals[i].name == p.name.name) {
-            continue; // a duplicate, reported with the declarations
-        }
-        // Assignable like a `let`, but not reported unused (as a kernel's parameters).
-        b.declare_local(&p.name, p.id, LocalKind::Let, ty, false);
-        if let Some(l) = b.locals.last_mut() {
-            l.used = true;
-        }
-    }
+    // Assignable like a `let` (the function's own copies).
+    b.declare_params(&decl.params, params, LocalKind::Let);
     b.block(&decl.body);
     b.pop_scope();
     let access = std::mem::take(&mut b.access);
@@ -443,6 +428,29 @@ impl<'c, 'p> Body<'c, 'p> {
             scope.push(idx);
         }
         self.cx.info.local_types.insert(def, ty);
+    }
+
+    /// Opens the body's outermost scope with its parameters, as locals of `kind`; they are
+    /// never reported unused.
+    fn declare_params(
+        &mut self,
+        decl: &[irgl_syntax::ast::KernelParam],
+        types: Vec<Ty>,
+        kind: LocalKind,
+    ) {
+        self.scopes.push(Vec::new());
+        for (p, ty) in decl.iter().zip(types) {
+            if self.scopes[0]
+                .iter()
+                .any(|&i| self.locals[i].name == p.name.name)
+            {
+                continue; // a duplicate, reported with the declarations
+            }
+            self.declare_local(&p.name, p.id, kind, ty, false);
+            if let Some(l) = self.locals.last_mut() {
+                l.used = true;
+            }
+        }
     }
 
     fn pop_scope(&mut self) {
