@@ -1,8 +1,9 @@
 // Reductions over a nested ForAll's iterations (irgl/combine.cuh): for every combiner and
-// type, each block's threads fold values into owners' slots in shared memory the three ways
-// the schedulers do (group_combine per aligned group of 2..32 lanes, then one update per
-// group; segmented_combine over runs of equal owners, then one atomic per run; combine_atomic
-// from every thread), and every slot is compared with the combination computed on the host.
+// type (`or` and `and` over sparse bits), each block's threads fold values into owners' slots
+// in shared memory the three ways the schedulers do (group_combine per aligned group of 2..32
+// lanes, then one update per group; segmented_combine over runs of equal owners, then one
+// atomic per run; combine_atomic from every thread), and every slot is compared with the
+// combination computed on the host.
 // irgl-test: racecheck
 #include <irgl/runtime.cuh>
 
@@ -30,6 +31,21 @@ __host__ __device__ T value_of(uint32_t tid, uint32_t seed) {
   }
 }
 
+/// Thread `tid`'s value under combiner `C`: for `or` two bits of the type's width (and for
+/// `and` all bits but two), so that a slot's combination is neither all ones nor zero.
+template <irgl::Combiner C, class T>
+__host__ __device__ T value_for(uint32_t tid, uint32_t seed) {
+  if constexpr (C == irgl::Combiner::Or || C == irgl::Combiner::And) {
+    const uint32_t x = irgl_test::hash32(tid * 7919u + seed);
+    constexpr uint32_t kBits = sizeof(T) * 8;
+    using U = typename std::make_unsigned<T>::type;
+    const U bits = static_cast<U>((U(1) << (x % kBits)) | (U(1) << ((x >> 8) % kBits)));
+    return static_cast<T>(C == irgl::Combiner::Or ? bits : static_cast<U>(~bits));
+  } else {
+    return value_of<T>(tid, seed);
+  }
+}
+
 /// The owner (0..kBlock-1) of thread `tid`'s value: runs of consecutive threads, as the
 /// fine-grained scheduler's iterations are, of lengths 1 to 40 (`way` 1), or the slot of the
 /// thread's aligned group of `width` (`way` 0), or any slot (`way` 2).
@@ -50,10 +66,10 @@ __host__ __device__ uint32_t owner_of(uint32_t tid, int way, int width) {
 template <irgl::Combiner C, class T, int WIDTH>
 __global__ void fold(T* out, uint32_t seed, int way) {
   __shared__ irgl::slot_t<T> slots[kBlock];
-  slots[threadIdx.x] = static_cast<irgl::slot_t<T>>(value_of<T>(threadIdx.x + 100000u, seed));
+  slots[threadIdx.x] = static_cast<irgl::slot_t<T>>(value_for<C, T>(threadIdx.x + 100000u, seed));
   __syncthreads();
   const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
-  const T v = value_of<T>(tid, seed);
+  const T v = value_for<C, T>(tid, seed);
   const uint32_t o = owner_of(tid, way, WIDTH);
   if (way == 0) {
     const T group = irgl::group_combine<C, WIDTH>(v);
@@ -78,11 +94,11 @@ void check(int way, uint32_t blocks, uint32_t seed) {
   const auto got = out.to_host();
   for (uint32_t b = 0; b < blocks; ++b) {
     std::vector<T> want(kBlock);
-    for (uint32_t s = 0; s < kBlock; ++s) want[s] = value_of<T>(s + 100000u, seed);
+    for (uint32_t s = 0; s < kBlock; ++s) want[s] = value_for<C, T>(s + 100000u, seed);
     for (uint32_t t = 0; t < kBlock; ++t) {
       const uint32_t tid = b * kBlock + t;
       const uint32_t o = owner_of(tid, way, WIDTH);
-      want[o] = irgl::combine<C, T>(want[o], value_of<T>(tid, seed));
+      want[o] = irgl::combine<C, T>(want[o], value_for<C, T>(tid, seed));
     }
     for (uint32_t s = 0; s < kBlock; ++s) {
       if (!(static_cast<T>(got[b * kBlock + s]) == want[s])) {
@@ -115,6 +131,12 @@ void check_numbers() {
   check_all<irgl::Combiner::Max, T>();
 }
 
+template <class T>
+void check_bits() {
+  check_all<irgl::Combiner::Or, T>();
+  check_all<irgl::Combiner::And, T>();
+}
+
 TEST(identities) {
   EXPECT_EQ((irgl::identity<irgl::Combiner::Sum, int>()), 0);
   EXPECT_EQ((irgl::identity<irgl::Combiner::Min, unsigned>()), 0xffffffffu);
@@ -123,6 +145,9 @@ TEST(identities) {
   EXPECT((irgl::identity<irgl::Combiner::Max, float>() < -3e38f));
   EXPECT(!(irgl::identity<irgl::Combiner::Any, bool>()));
   EXPECT((irgl::identity<irgl::Combiner::All, bool>()));
+  EXPECT_EQ((irgl::identity<irgl::Combiner::Or, unsigned long long>()), 0ull);
+  EXPECT_EQ((irgl::identity<irgl::Combiner::And, unsigned>()), 0xffffffffu);
+  EXPECT_EQ((irgl::identity<irgl::Combiner::And, int>()), -1);
 }
 
 TEST(u32) { check_numbers<unsigned>(); }
@@ -131,6 +156,12 @@ TEST(u64) { check_numbers<unsigned long long>(); }
 TEST(i64) { check_numbers<long long>(); }
 TEST(f32) { check_numbers<float>(); }
 TEST(f64) { check_numbers<double>(); }
+TEST(bits) {
+  check_bits<unsigned>();
+  check_bits<int>();
+  check_bits<unsigned long long>();
+  check_bits<long long>();
+}
 TEST(flags) {
   check_all<irgl::Combiner::Any, bool>();
   check_all<irgl::Combiner::All, bool>();
@@ -148,5 +179,6 @@ int main() {
   RUN(f32);
   RUN(f64);
   RUN(flags);
+  RUN(bits);
   return irgl_test::finish();
 }

@@ -1,6 +1,6 @@
 // Scheduler building blocks: block_exclusive_scan against a host prefix sum (random and
 // large counts, every block size the compiler allows in steps), and owner_of against a
-// linear search, with empty ranges between.
+// linear search, with empty ranges between; items_per_block's shares cover every item.
 // irgl-test: racecheck
 #include <irgl/runtime.cuh>
 
@@ -89,9 +89,45 @@ TEST(owner_of_skips_empty_ranges) {
   }
 }
 
+// Every item of a trip lands in exactly one (block, slot) of the spread mapping the
+// generated outer loops use, and the shares are BLOCK once the items fill the grid.
+TEST(items_per_block_covers_every_item) {
+  constexpr uint32_t B = 256;
+  EXPECT_EQ((irgl::items_per_block<B>(1000000ull, 100u)), B);
+  EXPECT_EQ((irgl::items_per_block<B>(25600ull, 100u)), B);
+  EXPECT_EQ((irgl::items_per_block<B>(0ull, 100u)), 1u);
+  EXPECT_EQ((irgl::items_per_block<B>(284ull, 284u)), 1u);
+  EXPECT_EQ((irgl::items_per_block<B>(4347ull, 1056u)), 5u);
+  for (unsigned long long total : {1ull, 7ull, 284ull, 4347ull, 25599ull, 70000ull}) {
+    for (uint32_t blocks : {1u, 3u, 132u, 1056u}) {
+      const uint32_t per = irgl::items_per_block<B>(total, blocks);
+      const uint32_t gap = B / per;
+      std::vector<int> seen(total, 0);
+      for (unsigned long long base = 0; base < total; base += static_cast<unsigned long long>(per) * blocks) {
+        for (uint32_t b = 0; b < blocks; ++b) {
+          for (uint32_t t = 0; t < B; ++t) {
+            const uint32_t slot = t / gap;
+            const unsigned long long i = base + static_cast<unsigned long long>(b) * per + slot;
+            if (t % gap == 0 && slot < per && i < total) ++seen[i];
+          }
+        }
+      }
+      for (unsigned long long i = 0; i < total; ++i) {
+        if (seen[i] != 1) {
+          EXPECT_EQ(seen[i], 1);
+          std::fprintf(stderr, "  total %llu, blocks %u, item %llu\n", total, blocks, i);
+          return;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
+  RUN(items_per_block_covers_every_item);
+  if (irgl_test::host_only()) return irgl_test::finish();
   RUN(scan_small_counts);
   RUN(scan_counts_beyond_32_bits);
   RUN(owner_of_skips_empty_ranges);

@@ -669,8 +669,8 @@ impl<'c, 'p> Body<'c, 'p> {
                 } else {
                     (&**then_expr, &**else_expr)
                 };
-                let t1 = self.lazy_expr("a branch of `?:`", |b| b.expr(first, expected));
-                let t2 = self.lazy_expr("a branch of `?:`", |b| b.expr(second, Some(t1)));
+                let t1 = self.expr(first, expected);
+                let t2 = self.expr(second, Some(t1));
                 if t1.compatible(t2) {
                     t1.join(t2)
                 } else {
@@ -1064,23 +1064,11 @@ impl<'c, 'p> Body<'c, 'p> {
     ) -> Ty {
         if op.is_logical() {
             let mut ok = true;
-            for (i, side) in [lhs, rhs].into_iter().enumerate() {
-                let check = |b: &mut Self| {
-                    if lit_kind(side).is_some() {
-                        b.expr(side, None)
-                    } else {
-                        b.expr(side, Some(Ty::Bool))
-                    }
-                };
-                let t = if i == 0 {
-                    check(self)
+            for side in [lhs, rhs] {
+                let t = if lit_kind(side).is_some() {
+                    self.expr(side, None)
                 } else {
-                    let what = if op == BinaryOp::And {
-                        "the right of `&&`"
-                    } else {
-                        "the right of `||`"
-                    };
-                    self.lazy_expr(what, check)
+                    self.expr(side, Some(Ty::Bool))
                 };
                 if !op_allows(op, t) {
                     self.op_error(op, side, t);
@@ -3415,7 +3403,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 let d = Diagnostic::error("E0321", format!("`{}` is not a reduction", c.op.name))
                     .with_label(c.op.span, "unknown reduction")
                     .with_help(
-                        "a `Reduce` clause combines with `sum`, `min`, `max`, `any` or `all`",
+                        "a `Reduce` clause combines with `sum`, `min`, `max`, `any`, `all`, `or` or `and`",
                     );
                 self.report(d);
                 continue;
@@ -3462,10 +3450,12 @@ impl<'c, 'p> Body<'c, 'p> {
                     ty.is_integer() || ty.is_float() || ty == Ty::Error
                 }
                 Combiner::Any | Combiner::All => ty == Ty::Bool || ty == Ty::Error,
+                Combiner::Or | Combiner::And => ty.is_integer() || ty == Ty::Error,
             };
             if !fits {
                 let want = match combiner {
                     Combiner::Any | Combiner::All => "a `bool`",
+                    Combiner::Or | Combiner::And => "an integer",
                     _ => "a number",
                 };
                 let d = Diagnostic::error(
@@ -3479,9 +3469,12 @@ impl<'c, 'p> Body<'c, 'p> {
                 .with_label(span, "declared here")
                 .with_help(match combiner {
                     Combiner::Any | Combiner::All => {
-                        "`any` and `all` combine booleans; `sum`, `min` and `max` numbers"
+                        "`any` and `all` combine booleans; `sum`, `min` and `max` numbers; `or` and `and` the bits of integers"
                     }
-                    _ => "`sum`, `min` and `max` combine numbers; `any` and `all` booleans",
+                    Combiner::Or | Combiner::And => {
+                        "`or` and `and` combine the bits of integers; `any` and `all` booleans; `sum`, `min` and `max` numbers"
+                    }
+                    _ => "`sum`, `min` and `max` combine numbers; `any` and `all` booleans; `or` and `and` the bits of integers",
                 });
                 self.report(d);
                 continue;
@@ -3585,7 +3578,9 @@ impl<'c, 'p> Body<'c, 'p> {
         let is_self = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n.name == name);
         // The combined operand, and the `t` named in the value.
         let operand: Option<(&Expr, Option<&Expr>)> = match (combiner, op, &value.kind) {
-            (Combiner::Sum, AssignOp::Add, _) => Some((value, None)),
+            (Combiner::Sum, AssignOp::Add, _)
+            | (Combiner::Or, AssignOp::BitOr, _)
+            | (Combiner::And, AssignOp::BitAnd, _) => Some((value, None)),
             (Combiner::Min | Combiner::Max, AssignOp::Set, ExprKind::Call { func, args })
                 if func.name == combiner.name() && args.len() == 2 =>
             {
@@ -3593,6 +3588,24 @@ impl<'c, 'p> Body<'c, 'p> {
                     Some((&args[1], Some(&args[0])))
                 } else if is_self(&args[1]) && !is_self(&args[0]) {
                     Some((&args[0], Some(&args[1])))
+                } else {
+                    None
+                }
+            }
+            (
+                Combiner::Or | Combiner::And,
+                AssignOp::Set,
+                ExprKind::Binary {
+                    op: op @ (BinaryOp::BitOr | BinaryOp::BitAnd),
+                    lhs,
+                    rhs,
+                },
+            ) if (*op == BinaryOp::BitOr) == (combiner == Combiner::Or) => {
+                // `t = t | e` or `t = e | t` (`&` for `and`).
+                if is_self(lhs) && !is_self(rhs) {
+                    Some((&**rhs, Some(&**lhs)))
+                } else if is_self(rhs) && !is_self(lhs) {
+                    Some((&**lhs, Some(&**rhs)))
                 } else {
                     None
                 }

@@ -530,15 +530,21 @@ pub enum Combiner {
     Any,
     /// `all: t` (`bool`), updated by `t = false` or `t = t && e`.
     All,
+    /// `or: t` (an integer), bitwise, updated by `t |= e` or `t = t | e`.
+    Or,
+    /// `and: t` (an integer), bitwise, updated by `t &= e` or `t = t & e`.
+    And,
 }
 
 impl Combiner {
-    pub const ALL: [Combiner; 5] = [
+    pub const ALL: [Combiner; 7] = [
         Combiner::Sum,
         Combiner::Min,
         Combiner::Max,
         Combiner::Any,
         Combiner::All,
+        Combiner::Or,
+        Combiner::And,
     ];
 
     pub fn name(self) -> &'static str {
@@ -548,6 +554,8 @@ impl Combiner {
             Combiner::Max => "max",
             Combiner::Any => "any",
             Combiner::All => "all",
+            Combiner::Or => "or",
+            Combiner::And => "and",
         }
     }
 
@@ -563,6 +571,8 @@ impl Combiner {
             Combiner::Max => format!("`{t} = max({t}, e);`"),
             Combiner::Any => format!("`{t} = true;` or `{t} = {t} || e;`"),
             Combiner::All => format!("`{t} = false;` or `{t} = {t} && e;`"),
+            Combiner::Or => format!("`{t} |= e;` or `{t} = {t} | e;`"),
+            Combiner::And => format!("`{t} &= e;` or `{t} = {t} & e;`"),
         }
     }
 }

@@ -174,6 +174,7 @@ impl From<TypeKind> for Ty {
             TypeKind::F64 => Ty::F64,
             TypeKind::Node => Ty::Node,
             TypeKind::Edge => Ty::Edge,
+            TypeKind::InEdge => Ty::InEdge,
             TypeKind::Graph | TypeKind::Mesh => Ty::Graph,
             TypeKind::Triangle => Ty::Triangle,
             TypeKind::Vertex => Ty::Vertex,

@@ -529,9 +529,22 @@ impl Emitter<'_> {
         } else {
             format!("irgl_total{n}")
         };
-        self.w.open(format!(
-            "for (uint64_t irgl_base{n} = 0; irgl_base{n} < {trips}; irgl_base{n} += static_cast<uint64_t>(blockDim.x) * gridDim.x) {{"
-        ));
+        if chunked {
+            self.w.open(format!(
+                "for (uint64_t irgl_base{n} = 0; irgl_base{n} < {trips}; irgl_base{n} += static_cast<uint64_t>(blockDim.x) * gridDim.x) {{"
+            ));
+        } else {
+            // Fewer items than the grid has threads: an even share a block, spaced over its
+            // warps, so that every multiprocessor and warp scheduler gets some.
+            self.w.line(format!(
+                "const uint32_t irgl_per{n} = irgl::items_per_block<BLOCK>(irgl_total{n}, gridDim.x);  // BLOCK once the items fill the grid"
+            ));
+            self.w
+                .line(format!("const uint32_t irgl_gap{n} = BLOCK / irgl_per{n};"));
+            self.w.open(format!(
+                "for (uint64_t irgl_base{n} = 0; irgl_base{n} < {trips}; irgl_base{n} += static_cast<uint64_t>(irgl_per{n}) * gridDim.x) {{"
+            ));
+        }
         if chunked {
             // The chunk is the same in every thread: the trips stay uniform.
             self.w.open(format!(
@@ -540,14 +553,20 @@ impl Emitter<'_> {
             self.w.line(format!(
                 "const uint64_t irgl_i{n} = (irgl_base{n} + blockIdx.x * blockDim.x + threadIdx.x) * irgl_chunk + irgl_k{n};"
             ));
+            self.w.line(format!(
+                "const bool irgl_active{n} = irgl_i{n} < irgl_total{n};"
+            ));
         } else {
             self.w.line(format!(
-                "const uint64_t irgl_i{n} = irgl_base{n} + blockIdx.x * blockDim.x + threadIdx.x;"
+                "const uint32_t irgl_slot{n} = threadIdx.x / irgl_gap{n};"
+            ));
+            self.w.line(format!(
+                "const uint64_t irgl_i{n} = irgl_base{n} + static_cast<uint64_t>(blockIdx.x) * irgl_per{n} + irgl_slot{n};"
+            ));
+            self.w.line(format!(
+                "const bool irgl_active{n} = threadIdx.x % irgl_gap{n} == 0 && irgl_slot{n} < irgl_per{n} && irgl_i{n} < irgl_total{n};"
             ));
         }
-        self.w.line(format!(
-            "const bool irgl_active{n} = irgl_i{n} < irgl_total{n};"
-        ));
         match first {
             Some(first) => self.w.line(format!(
                 "const {ty} {v} = static_cast<{ty}>({first} + irgl_i{n});"

@@ -110,8 +110,15 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
         ));
     } else if facts.has_forall && uniform_outer(k) {
         // A block per BLOCK items: the schedulers' blocks differ in work (measured on rmat22:
-        // the traversal's pushes 1.4x faster than on the resident grid).
-        w.line(format!("{name}<<<blocks_all({work}), BLOCK>>>({args});"));
+        // the traversal's pushes 1.4x faster than on the resident grid); fewer items spread
+        // over the resident grid (not runs of items under backoff: those keep a thread each).
+        if facts.backoff {
+            w.line(format!("{name}<<<blocks_all({work}), BLOCK>>>({args});"));
+        } else {
+            w.line(format!(
+                "{name}<<<blocks_spread(h, {work}), BLOCK>>>({args});"
+            ));
+        }
     } else if facts.has_forall && launch.grid == LaunchGrid::Items {
         w.line(format!(
             "{name}<<<blocks_all({work}), BLOCK>>>({args});  // --grid items"

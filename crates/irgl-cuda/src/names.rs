@@ -143,6 +143,7 @@ const RESERVED: &[&str] = &[
     "g_host",
     "blocks_for",
     "blocks_all",
+    "blocks_spread",
     "read_element",
     "write_element",
     "read_device",

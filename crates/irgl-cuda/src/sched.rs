@@ -607,5 +607,7 @@ fn combiner(c: Combiner) -> &'static str {
         Combiner::Max => "irgl::Combiner::Max",
         Combiner::Any => "irgl::Combiner::Any",
         Combiner::All => "irgl::Combiner::All",
+        Combiner::Or => "irgl::Combiner::Or",
+        Combiner::And => "irgl::Combiner::And",
     }
 }

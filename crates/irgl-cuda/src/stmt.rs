@@ -178,8 +178,12 @@ impl<'a> Emitter<'a> {
                     Combiner::Sum => format!("{t} += {v};"),
                     Combiner::Min => format!("{t} = irgl::min_of({t}, static_cast<{ty}>({v}));"),
                     Combiner::Max => format!("{t} = irgl::max_of({t}, static_cast<{ty}>({v}));"),
+                    Combiner::Any if v == "true" => format!("{t} = true;"),
                     Combiner::Any => format!("if ({v}) {t} = true;"),
+                    Combiner::All if v == "false" => format!("{t} = false;"),
                     Combiner::All => format!("if (!({v})) {t} = false;"),
+                    Combiner::Or => format!("{t} |= static_cast<{ty}>({v});"),
+                    Combiner::And => format!("{t} &= static_cast<{ty}>({v});"),
                 };
                 self.w.line(text);
             }

@@ -271,6 +271,18 @@ static void reset_state(Host& h) {
   const uint64_t b = (work + BLOCK - 1) / BLOCK;
   return static_cast<uint32_t>(b < 1 ? 1 : (b > 0x7fffffffull ? 0x7fffffffull : b));
 }
+
+/// Blocks for `work` items of a uniform outer loop whose nested loops the block's schedulers
+/// share: `blocks_all`, or when that would leave part of the resident grid idle, a block per
+/// item up to the resident grid (the kernel spreads the items evenly: `items_per_block`), so
+/// that a small frontier of high-degree nodes runs on every multiprocessor. (Measured against
+/// one block per multiprocessor, which starts fewer blocks: slower on social and RMAT graphs
+/// and no faster on road networks, docs/optimizations.md.)
+[[maybe_unused]] static uint32_t blocks_spread(const Host& h, uint64_t work) {
+  const uint64_t b = (work + BLOCK - 1) / BLOCK;
+  if (b >= h.grid_cap) return blocks_all(work);
+  return static_cast<uint32_t>(work < 1 ? 1 : (work < h.grid_cap ? work : h.grid_cap));
+}
 {%- for k in kernels %}
 {%- if !k.launcher.is_empty() %}
 

@@ -1,5 +1,6 @@
 //! `--grid`: the grid of host launches of kernels whose outer loop is plain. `items` gives
-//! them one block per `BLOCK` items; uniform outer loops have that anyway, and launches in
+//! them one block per `BLOCK` items; uniform outer loops have that anyway (or, with fewer
+//! items than the resident grid has threads, a block per item up to it), and launches in
 //! control kernels run on the control kernel's grid. Like the `all` options, `items` applies
 //! where it can: a program without a plain outer loop launched from the host is unchanged.
 
@@ -55,10 +56,37 @@ fn items_gives_plain_outer_loops_a_block_per_block_of_items() {
         1,
         "{lines:?}"
     );
-    assert!(
-        lines.iter().all(|l| l.contains("<<<blocks_all(")),
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("<<<blocks_spread(h, "))
+            .count(),
+        1,
         "{lines:?}"
     );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("<<<blocks_all(") || l.contains("<<<blocks_spread(h, ")),
+        "{lines:?}"
+    );
+}
+
+/// A uniform outer loop with fewer items than the grid has threads gives each block an even
+/// share, spaced over its warps; with enough items, BLOCK a block, one a thread, as before.
+#[test]
+fn a_uniform_outer_loop_spreads_a_small_frontier_over_the_grid() {
+    let c = common::compile("programs/bfs.irgl", &common::config("--nested tb+fg"));
+    for line in [
+        "const uint32_t irgl_per0 = irgl::items_per_block<BLOCK>(irgl_total0, gridDim.x);",
+        "const uint32_t irgl_gap0 = BLOCK / irgl_per0;",
+        "irgl_base0 += static_cast<uint64_t>(irgl_per0) * gridDim.x) {",
+        "const uint64_t irgl_i0 = irgl_base0 + static_cast<uint64_t>(blockIdx.x) * irgl_per0 + irgl_slot0;",
+        "const bool irgl_active0 = threadIdx.x % irgl_gap0 == 0 && irgl_slot0 < irgl_per0 && irgl_i0 < irgl_total0;",
+        "<<<blocks_spread(h, h.wl.in().size()), BLOCK>>>",
+    ] {
+        assert!(c.cuda.contains(line), "missing `{line}`");
+    }
 }
 
 #[test]

@@ -51,11 +51,20 @@ fn reductions_lower_to_combines_in_the_loops_that_reduce() {
             vec![Combiner::Sum, Combiner::Min, Combiner::Any],
             vec![Combiner::Sum],
             vec![Combiner::Sum],
+            vec![Combiner::Or, Combiner::And],
         ]
     );
+    // `mask = mask | e` combines `e`, as `keep &= e` does.
     assert_eq!(
         combines(&c.module),
-        vec![Combiner::Sum, Combiner::Min, Combiner::Any, Combiner::Sum]
+        vec![
+            Combiner::Sum,
+            Combiner::Min,
+            Combiner::Any,
+            Combiner::Sum,
+            Combiner::Or,
+            Combiner::And
+        ]
     );
     // Serial: the combinations go to the locals themselves, no slots.
     let cu = &c.cuda;
@@ -67,6 +76,10 @@ fn reductions_lower_to_combines_in_the_loops_that_reduce() {
         "lightest = irgl::min_of(lightest, static_cast<uint32_t>(g.dist[v] + g.len[e]));"
     ));
     assert!(cu.contains("if (g.len[e] < 2u) any_near = true;"));
+    assert!(cu.contains(
+        "mask |= static_cast<uint32_t>(static_cast<uint32_t>(1u) << (g.csr.dst(e) % 32u));"
+    ));
+    assert!(cu.contains("keep &= static_cast<unsigned long long>("));
     assert!(!cu.contains("irgl_r1_"));
 }
 

@@ -13,9 +13,11 @@
 //! - a call of a `Function` is inlined: before the statement that calls it, a block binds the
 //!   parameters to the arguments and runs the body, whose `return`s assign the result and
 //!   leave (by falling off the end, by a `break` out of a wrapping loop, or through a `done`
-//!   flag out of nested loops: see [`ReturnPlan`]). The checker keeps calls out of the places
-//!   this would reorder (loop conditions, the right of `&&`/`||`, the branches of `?:`), and
-//!   forbids recursion, so inlining terminates. Every later pass sees plain statements.
+//!   flag out of nested loops: see [`ReturnPlan`]). A call on the right of `&&`/`||` or in a
+//!   branch of `?:` runs only when that side is evaluated: the left goes to a temporary and the
+//!   call's block into an `if` on it, as for reductions. The checker keeps calls out of loop
+//!   conditions, which would run them once instead of every trip, and forbids recursion, so
+//!   inlining terminates. Every later pass sees plain statements.
 //!
 //! Lowering assumes the checker reported no error; a missing fact is a bug, and it panics.
 
@@ -592,10 +594,97 @@ impl<'a> BodyBuilder<'a> {
                 r => panic!("name {} resolved to {r:?} as a value", n.name),
             },
             ast::ExprKind::Unary { op, operand } => ExprKind::Unary(*op, self.expr(operand)),
+            ast::ExprKind::Binary { op, lhs, rhs } if op.is_logical() && self.has_call(rhs) => {
+                // `a && f(x)`: the call (inlined) only when `a` holds.
+                let t = self.temp("cond", Ty::Bool, span);
+                let l = self.expr(lhs);
+                let s = self.body.add_stmt(
+                    StmtKind::Let {
+                        local: t,
+                        init: Some(l),
+                    },
+                    span,
+                );
+                self.pending.push(s);
+                let outer = std::mem::take(&mut self.pending);
+                let r = self.expr(rhs);
+                let mut then_block = std::mem::replace(&mut self.pending, outer);
+                self.stmt_into(
+                    &mut then_block,
+                    StmtKind::Assign {
+                        place: Place::Local(t),
+                        op: None,
+                        value: r,
+                    },
+                    span,
+                );
+                let test = self.local_expr(t);
+                let cond = if *op == ast::BinaryOp::And {
+                    test
+                } else {
+                    self.not(test)
+                };
+                let s = self.body.add_stmt(
+                    StmtKind::If {
+                        cond,
+                        then_block,
+                        else_block: Vec::new(),
+                    },
+                    span,
+                );
+                self.pending.push(s);
+                ExprKind::Local(t)
+            }
             ast::ExprKind::Binary { op, lhs, rhs } => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
                 ExprKind::Binary(*op, l, r)
+            }
+            ast::ExprKind::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } if self.has_call(then_expr) || self.has_call(else_expr) => {
+                // `c ? f(x) : y`: each branch's calls (inlined) only on its side.
+                let ty = self.info().expr_ty(e.id);
+                let t = self.temp("value", ty, span);
+                let c = self.expr(cond);
+                let s = self.body.add_stmt(
+                    StmtKind::Let {
+                        local: t,
+                        init: None,
+                    },
+                    span,
+                );
+                self.pending.push(s);
+                let mut branches = Vec::new();
+                for arm in [then_expr, else_expr] {
+                    let outer = std::mem::take(&mut self.pending);
+                    let v = self.expr(arm);
+                    let mut block = std::mem::replace(&mut self.pending, outer);
+                    self.stmt_into(
+                        &mut block,
+                        StmtKind::Assign {
+                            place: Place::Local(t),
+                            op: None,
+                            value: v,
+                        },
+                        span,
+                    );
+                    branches.push(block);
+                }
+                let else_block = branches.pop().unwrap_or_default();
+                let then_block = branches.pop().unwrap_or_default();
+                let s = self.body.add_stmt(
+                    StmtKind::If {
+                        cond: c,
+                        then_block,
+                        else_block,
+                    },
+                    span,
+                );
+                self.pending.push(s);
+                ExprKind::Local(t)
             }
             ast::ExprKind::Ternary {
                 cond,
@@ -1877,6 +1966,32 @@ impl<'a> BodyBuilder<'a> {
             }),
             span,
         );
+    }
+}
+
+impl BodyBuilder<'_> {
+    /// Whether an expression calls a function of the program (inlined before the statement).
+    fn has_call(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ast::ExprKind::Call { .. }
+                if matches!(self.info().resolution(e.id), Some(Resolution::Function(_))) =>
+            {
+                true
+            }
+            ast::ExprKind::Unary { operand, .. } => self.has_call(operand),
+            ast::ExprKind::Binary { lhs, rhs, .. } => self.has_call(lhs) || self.has_call(rhs),
+            ast::ExprKind::Ternary {
+                cond,
+                then_expr,
+                else_expr,
+            } => self.has_call(cond) || self.has_call(then_expr) || self.has_call(else_expr),
+            ast::ExprKind::Cast { expr, .. } => self.has_call(expr),
+            ast::ExprKind::Call { args, .. } | ast::ExprKind::Method { args, .. } => {
+                args.iter().any(|a| self.has_call(a))
+            }
+            ast::ExprKind::Index { index, .. } => self.has_call(index),
+            _ => false,
+        }
     }
 }
 

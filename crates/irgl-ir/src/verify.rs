@@ -749,11 +749,13 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    /// `sum`, `min` and `max` combine numbers, `any` and `all` booleans.
+    /// `sum`, `min` and `max` combine numbers, `any` and `all` booleans, `or` and `and` the
+    /// bits of integers.
     fn combiner_fits(&mut self, c: Combiner, ty: Ty) {
         let fits = match c {
             Combiner::Sum | Combiner::Min | Combiner::Max => ty.is_integer() || ty.is_float(),
             Combiner::Any | Combiner::All => ty == Ty::Bool,
+            Combiner::Or | Combiner::And => ty.is_integer(),
         };
         if !fits {
             self.err(format!("{c} reduction of a {ty}"));

@@ -218,6 +218,8 @@ pub enum TypeKind {
     Node,
     /// An edge index (an unsigned 32-bit integer).
     Edge,
+    /// An in-edge index, a position in the graph's transpose (an unsigned 32-bit integer).
+    InEdge,
     /// The graph, as a kernel parameter.
     Graph,
     /// Element type of a lock array used by `Atomic`.
@@ -246,6 +248,7 @@ impl TypeKind {
             TypeKind::F64 => "f64",
             TypeKind::Node => "node",
             TypeKind::Edge => "edge",
+            TypeKind::InEdge => "in_edge",
             TypeKind::Graph => "graph",
             TypeKind::Lock => "lock",
             TypeKind::Mark => "mark",

@@ -182,11 +182,13 @@ impl Ctx {
         self.expr(l, r, kind)
     }
 
-    /// A type written as a name: `lock` or `mark` (contextual words, not keywords).
+    /// A type written as a name: `lock`, `mark`, `in_edge`, the mesh's types (contextual
+    /// words, not keywords).
     pub(crate) fn named_type(&mut self, name: Ident) -> TypeKind {
         match name.name.as_str() {
             "lock" => TypeKind::Lock,
             "mark" => TypeKind::Mark,
+            "in_edge" => TypeKind::InEdge,
             "triangle" => TypeKind::Triangle,
             "vertex" => TypeKind::Vertex,
             "point" => TypeKind::Point,
@@ -195,7 +197,7 @@ impl Ctx {
                 self.diagnostics.push(
                     Diagnostic::error("E0009", format!("unknown type `{other}`"))
                         .with_label(name.span, "not a type")
-                        .with_help("the types are bool, u32, i32, u64, i64, f32, f64, node, edge, graph, lock, mark, triangle, vertex, point and mesh"),
+                        .with_help("the types are bool, u32, i32, u64, i64, f32, f64, node, edge, in_edge, graph, lock, mark, triangle, vertex, point and mesh"),
                 );
                 TypeKind::U32
             }

@@ -10,7 +10,7 @@
 //
 // Combiners: Sum (integers wrap as in C; floats in an unspecified order), Min, Max (floats:
 // NaN-free inputs combine as fminf/fmaxf would), Any, All (bool, kept as `unsigned` in shared
-// memory: shared atomics have no bool form).
+// memory: shared atomics have no bool form), Or, And (the bits of integers).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,7 @@
 
 namespace irgl {
 
-enum class Combiner { Sum, Min, Max, Any, All };
+enum class Combiner { Sum, Min, Max, Any, All, Or, And };
 
 /// The shared-memory slot of a reduced value: the value's type, `unsigned` for bool.
 template <typename T>
@@ -46,8 +46,12 @@ __host__ __device__ __forceinline__ T identity() {
     }
   } else if constexpr (C == Combiner::Any) {
     return false;
-  } else {
+  } else if constexpr (C == Combiner::All) {
     return true;
+  } else if constexpr (C == Combiner::Or) {
+    return T(0);
+  } else {
+    return static_cast<T>(~T(0));
   }
 }
 
@@ -62,8 +66,12 @@ __host__ __device__ __forceinline__ T combine(T a, T b) {
     return a < b ? b : a;
   } else if constexpr (C == Combiner::Any) {
     return a || b;
-  } else {
+  } else if constexpr (C == Combiner::All) {
     return a && b;
+  } else if constexpr (C == Combiner::Or) {
+    return static_cast<T>(a | b);
+  } else {
+    return static_cast<T>(a & b);
   }
 }
 
@@ -115,6 +123,13 @@ __device__ __forceinline__ void combine_atomic(slot_t<T>* p, T v) {
     } else {
       if (!v) atomicAnd(p, 0u);
     }
+  } else if constexpr (C == Combiner::Or || C == Combiner::And) {
+    // The bits of an integer: the unsigned atomics of its width.
+    using Bits = typename std::conditional<sizeof(T) == 8, unsigned long long, unsigned>::type;
+    static_assert(std::is_integral<T>::value && sizeof(T) == sizeof(Bits), "a 32- or 64-bit integer");
+    auto* q = reinterpret_cast<Bits*>(p);
+    if constexpr (C == Combiner::Or) atomicOr(q, static_cast<Bits>(v));
+    else atomicAnd(q, static_cast<Bits>(v));
   } else if constexpr (std::is_floating_point<T>::value && C != Combiner::Sum) {
     using Bits = typename std::conditional<sizeof(T) == 8, unsigned long long, unsigned>::type;
     detail::cas_combine<C, T, Bits>(p, v);

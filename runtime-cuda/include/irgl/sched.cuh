@@ -80,4 +80,15 @@ __device__ __forceinline__ uint32_t owner_of(const unsigned long long* offsets, 
   return lo;
 }
 
+/// Items each block takes in one trip of an outer loop whose nested loops the block's
+/// schedulers share, over `total` items on `blocks` blocks: BLOCK while the items fill the
+/// grid, else an even share (at least one). A small frontier of high-degree nodes then
+/// spreads over every multiprocessor, a block to each hub, instead of crowding into the
+/// first blocks, one BLOCK of items each.
+template <uint32_t BLOCK>
+__host__ __device__ __forceinline__ uint32_t items_per_block(unsigned long long total, uint32_t blocks) {
+  const unsigned long long share = (total + blocks - 1) / blocks;
+  return share >= BLOCK ? BLOCK : (share < 1 ? 1u : static_cast<uint32_t>(share));
+}
+
 }  // namespace irgl
