@@ -381,6 +381,90 @@ impl<'a> BodyBuilder<'a> {
         self.add(ExprKind::Local(l), ty, Span::NONE)
     }
 
+    /// `a && b` (`a || b`) whose right side has statements of its own (`rhs`: them and `b`),
+    /// run only when it is evaluated: appends `let t = a; if (t) { ...; t = b; }` (`!t` for
+    /// `||`) to `out` (`t`, a `bool` temporary).
+    fn short_circuit(
+        &mut self,
+        t: LocalId,
+        op: ast::BinaryOp,
+        l: ExprId,
+        rhs: (Block, ExprId),
+        span: Span,
+        out: &mut Block,
+    ) {
+        let (mut rhs, r) = rhs;
+        self.stmt_into(
+            out,
+            StmtKind::Let {
+                local: t,
+                init: Some(l),
+            },
+            span,
+        );
+        self.stmt_into(
+            &mut rhs,
+            StmtKind::Assign {
+                place: Place::Local(t),
+                op: None,
+                value: r,
+            },
+            span,
+        );
+        let test = self.local_expr(t);
+        let cond = if op == ast::BinaryOp::And {
+            test
+        } else {
+            self.not(test)
+        };
+        self.stmt_into(
+            out,
+            StmtKind::If {
+                cond,
+                then_block: rhs,
+                else_block: Vec::new(),
+            },
+            span,
+        );
+    }
+
+    /// `c ? a : b` whose branches have statements of their own (`arms`: each branch's
+    /// statements and value), run only on their side: appends `if (c) { ...; t = a; } else {
+    /// ...; t = b; }` to `out` (`t`, a temporary declared before).
+    fn select_into(
+        &mut self,
+        t: LocalId,
+        c: ExprId,
+        arms: Vec<(Block, ExprId)>,
+        span: Span,
+        out: &mut Block,
+    ) {
+        let mut branches = Vec::new();
+        for (mut block, v) in arms {
+            self.stmt_into(
+                &mut block,
+                StmtKind::Assign {
+                    place: Place::Local(t),
+                    op: None,
+                    value: v,
+                },
+                span,
+            );
+            branches.push(block);
+        }
+        let else_block = branches.pop().unwrap_or_default();
+        let then_block = branches.pop().unwrap_or_default();
+        self.stmt_into(
+            out,
+            StmtKind::If {
+                cond: c,
+                then_block,
+                else_block,
+            },
+            span,
+        );
+    }
+
     fn not(&mut self, e: ExprId) -> ExprId {
         self.add(ExprKind::Unary(UnaryOp::Not, e), Ty::Bool, Span::NONE)
     }
@@ -598,41 +682,12 @@ impl<'a> BodyBuilder<'a> {
                 // `a && f(x)`: the call (inlined) only when `a` holds.
                 let t = self.temp("cond", Ty::Bool, span);
                 let l = self.expr(lhs);
-                let s = self.body.add_stmt(
-                    StmtKind::Let {
-                        local: t,
-                        init: Some(l),
-                    },
-                    span,
-                );
-                self.pending.push(s);
                 let outer = std::mem::take(&mut self.pending);
                 let r = self.expr(rhs);
-                let mut then_block = std::mem::replace(&mut self.pending, outer);
-                self.stmt_into(
-                    &mut then_block,
-                    StmtKind::Assign {
-                        place: Place::Local(t),
-                        op: None,
-                        value: r,
-                    },
-                    span,
-                );
-                let test = self.local_expr(t);
-                let cond = if *op == ast::BinaryOp::And {
-                    test
-                } else {
-                    self.not(test)
-                };
-                let s = self.body.add_stmt(
-                    StmtKind::If {
-                        cond,
-                        then_block,
-                        else_block: Vec::new(),
-                    },
-                    span,
-                );
-                self.pending.push(s);
+                let then_block = std::mem::replace(&mut self.pending, outer);
+                let mut out = std::mem::take(&mut self.pending);
+                self.short_circuit(t, *op, l, (then_block, r), span, &mut out);
+                self.pending = out;
                 ExprKind::Local(t)
             }
             ast::ExprKind::Binary { op, lhs, rhs } => {
@@ -657,33 +712,15 @@ impl<'a> BodyBuilder<'a> {
                     span,
                 );
                 self.pending.push(s);
-                let mut branches = Vec::new();
+                let mut arms = Vec::new();
                 for arm in [then_expr, else_expr] {
                     let outer = std::mem::take(&mut self.pending);
                     let v = self.expr(arm);
-                    let mut block = std::mem::replace(&mut self.pending, outer);
-                    self.stmt_into(
-                        &mut block,
-                        StmtKind::Assign {
-                            place: Place::Local(t),
-                            op: None,
-                            value: v,
-                        },
-                        span,
-                    );
-                    branches.push(block);
+                    arms.push((std::mem::replace(&mut self.pending, outer), v));
                 }
-                let else_block = branches.pop().unwrap_or_default();
-                let then_block = branches.pop().unwrap_or_default();
-                let s = self.body.add_stmt(
-                    StmtKind::If {
-                        cond: c,
-                        then_block,
-                        else_block,
-                    },
-                    span,
-                );
-                self.pending.push(s);
+                let mut out = std::mem::take(&mut self.pending);
+                self.select_into(t, c, arms, span, &mut out);
+                self.pending = out;
                 ExprKind::Local(t)
             }
             ast::ExprKind::Ternary {
@@ -830,40 +867,9 @@ impl<'a> BodyBuilder<'a> {
                 // `a && b`: b (and its launches) only when a holds.
                 let t = self.temp("cond", Ty::Bool, span);
                 let l = self.host_expr(lhs, pre);
-                self.stmt_into(
-                    pre,
-                    StmtKind::Let {
-                        local: t,
-                        init: Some(l),
-                    },
-                    span,
-                );
                 let mut then_block = Vec::new();
                 let r = self.host_expr(rhs, &mut then_block);
-                self.stmt_into(
-                    &mut then_block,
-                    StmtKind::Assign {
-                        place: Place::Local(t),
-                        op: None,
-                        value: r,
-                    },
-                    span,
-                );
-                let test = self.local_expr(t);
-                let cond = if *op == ast::BinaryOp::And {
-                    test
-                } else {
-                    self.not(test)
-                };
-                self.stmt_into(
-                    pre,
-                    StmtKind::If {
-                        cond,
-                        then_block,
-                        else_block: Vec::new(),
-                    },
-                    span,
-                );
+                self.short_circuit(t, *op, l, (then_block, r), span, pre);
                 ExprKind::Local(t)
             }
             ast::ExprKind::Binary { op, lhs, rhs } => {
@@ -891,32 +897,13 @@ impl<'a> BodyBuilder<'a> {
                     span,
                 );
                 let c = self.host_expr(cond, pre);
-                let mut branches = Vec::new();
+                let mut arms = Vec::new();
                 for arm in [then_expr, else_expr] {
                     let mut block = Vec::new();
                     let v = self.host_expr(arm, &mut block);
-                    self.stmt_into(
-                        &mut block,
-                        StmtKind::Assign {
-                            place: Place::Local(t),
-                            op: None,
-                            value: v,
-                        },
-                        span,
-                    );
-                    branches.push(block);
+                    arms.push((block, v));
                 }
-                let else_block = branches.pop().unwrap_or_default();
-                let then_block = branches.pop().unwrap_or_default();
-                self.stmt_into(
-                    pre,
-                    StmtKind::If {
-                        cond: c,
-                        then_block,
-                        else_block,
-                    },
-                    span,
-                );
+                self.select_into(t, c, arms, span, pre);
                 ExprKind::Local(t)
             }
             ast::ExprKind::Ternary {
