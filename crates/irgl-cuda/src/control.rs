@@ -647,6 +647,11 @@ impl Emitter<'_> {
             GridSize::PerSm(1) => "irgl::sm_count()".to_string(),
             GridSize::PerSm(k) => format!("{k} * irgl::sm_count()"),
             GridSize::Blocks(n) => n.to_string(),
+            // By the graph: many small rounds below the degree (a cheaper barrier), large
+            // rounds at or above it (every resident block).
+            GridSize::Auto(d) => {
+                format!("(h.hg.nedges < {d}ull * h.hg.nnodes ? irgl::sm_count() : 0)")
+            }
         };
         let asynchronous = control_is_asynchronous(m, c);
         let queue = if asynchronous { "h.queue.view(), " } else { "" };

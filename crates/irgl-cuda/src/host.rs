@@ -103,6 +103,7 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
                 format!("irgl::min_of({k}u * h.sm_count, h.grid_cap)")
             }
             GridSize::Blocks(n) => format!("irgl::min_of({n}u, h.grid_cap)"),
+            GridSize::Auto(_) => unreachable!("OptConfig::validate refuses --async-grid auto"),
         };
         w.line(format!(
             "{name}<<<{blocks}, BLOCK>>>({args});  // asynchronous: grid {}",

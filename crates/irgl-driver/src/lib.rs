@@ -11,7 +11,7 @@ use irgl_diagnostics::{Diagnostic, FileId};
 use irgl_ir::Module;
 
 pub use irgl_cuda::GraphNeeds;
-pub use irgl_opt::{OptConfig, ScheduleSpec};
+pub use irgl_opt::{LevelChoices, OptConfig, OptLevel, ScheduleSpec};
 
 /// The stack a thread needs to run every stage on any program the parser accepts. The parser
 /// rejects nesting deeper than [`irgl_syntax::MAX_NESTING`] levels (E0010) without
@@ -158,12 +158,55 @@ impl Trace<'_> {
     }
 }
 
-/// The command that regenerates a program's CUDA with these options.
+/// The command that regenerates a program's CUDA with these options (their canonical text
+/// starts with `-O0`: the flags are every option that differs from it).
 pub fn rebuild_command(source: &str, program: &str, config: &OptConfig) -> String {
     format!(
         "irglc compile {source} {} -o {program}.cu",
         config.canonical()
     )
+}
+
+/// The option set that an optimization level chooses for a program, with the reasons
+/// (`irgl_opt::choose_options` on the program as lowered).
+pub fn choose_options(
+    source: Source<'_>,
+    level: OptLevel,
+) -> Result<LevelChoices, Vec<Diagnostic>> {
+    let (module, _) = lower(source)?;
+    Ok(irgl_opt::choose_options(&module, level))
+}
+
+/// The option set that the words of an `irglc compile` command line give for a program: the
+/// choices of the level they name (`-O0`, `-O1`, `-O2`; `unnamed` when they name none), then
+/// the other flags over them. Also returns what the level chose. The command line's default
+/// level is `-O2`; the named option sets of `tests/option-sets.txt` and of the benchmark
+/// suites start from `-O0` unless they name a level, so that each is one fixed option set.
+pub fn options_from_words<S: AsRef<str>>(
+    source: Source<'_>,
+    words: &[S],
+    unnamed: OptLevel,
+) -> Result<(OptConfig, LevelChoices), Vec<Diagnostic>> {
+    let bad = |e: String| vec![Diagnostic::error("E0505", e)];
+    let mut level = unnamed;
+    let mut flags: Vec<&str> = Vec::new();
+    let mut it = words.iter().map(AsRef::as_ref);
+    while let Some(w) = it.next() {
+        match w.strip_prefix("-O") {
+            Some("") => {
+                let n = it
+                    .next()
+                    .ok_or_else(|| bad("-O: a level is missing".into()))?;
+                level = OptLevel::parse(n).map_err(|e| bad(format!("-O {e}")))?;
+            }
+            Some(n) => level = OptLevel::parse(n).map_err(|e| bad(format!("-O {e}")))?,
+            None => flags.push(w),
+        }
+    }
+    let chosen = choose_options(source, level)?;
+    let mut config = chosen.config.clone();
+    config.apply_args(&flags).map_err(bad)?;
+    Ok((config, chosen))
 }
 
 /// Parses, checks and lowers a program; the checker's warnings come back with the module.

@@ -202,7 +202,7 @@ fn backoff_values_are_checked() {
     .unwrap();
     assert_eq!(
         c.canonical(),
-        "--block-size 256 --nested serial --retry-backoff refine --backoff-chunk 16 --backoff-serial-below 0 --backoff-rounds all"
+        "-O0 --block-size 256 --nested serial --retry-backoff refine --backoff-chunk 16 --backoff-serial-below 0 --backoff-rounds all"
     );
     assert_eq!(
         irgl_driver::OptConfig::from_args(&c.to_args()),

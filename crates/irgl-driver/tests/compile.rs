@@ -29,7 +29,7 @@ fn steps(rel: &str, flags: &str) -> (Vec<(String, String)>, String) {
         name: rel,
         text: &text,
     };
-    let compiled = irgl_driver::compile_traced(source, &common::config(flags), &mut trace)
+    let compiled = irgl_driver::compile_traced(source, &common::config_for(rel, flags), &mut trace)
         .unwrap_or_else(|d| panic!("{rel} under {flags}: {d:?}"));
     drop(trace);
     (dumps, compiled.cuda)

@@ -95,7 +95,7 @@ fn the_grid_round_trips_through_flags_and_json() {
     assert_eq!(c.grid, LaunchGrid::Items);
     assert_eq!(
         c.canonical(),
-        "--block-size 256 --nested serial --grid items"
+        "-O0 --block-size 256 --nested serial --grid items"
     );
     assert_eq!(OptConfig::from_args(&c.to_args()), Ok(c.clone()));
     let json = serde_json::to_string(&c).unwrap();

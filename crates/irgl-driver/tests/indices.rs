@@ -15,7 +15,7 @@ fn checked_indices_cover_every_element_and_every_launch() {
         &common::config("--nested serial --check-indices on"),
     );
     let cu = &on.cuda;
-    assert!(cu.contains("// Options: --block-size 256 --nested serial --check-indices on"));
+    assert!(cu.contains("// Options: -O0 --block-size 256 --nested serial --check-indices on"));
     // The read and the write of a neighbour's level, both checked against the node count.
     assert!(
         cu.contains(

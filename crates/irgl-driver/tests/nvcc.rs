@@ -56,9 +56,8 @@ fn every_generated_file_compiles_with_nvcc() {
     let mut inputs = common::programs();
     inputs.extend(common::corpus("tests/compile"));
     for (set, flags) in common::option_sets() {
-        let config = common::config(&flags);
         for (name, rel) in &inputs {
-            let cuda = common::compile(rel, &config).cuda;
+            let cuda = common::compile(rel, &common::config_for(rel, &flags)).cuda;
             let body = cuda.lines().skip(3).collect::<Vec<_>>().join("\n");
             files.entry(body).or_insert_with(|| format!("{name}@{set}"));
         }

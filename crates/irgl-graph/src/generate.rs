@@ -7,6 +7,9 @@
 //!   Duplicates and self-loops are kept, as generated; `convert`-style options remove them.
 //! - [`uniform`]: `m` directed edges with endpoints drawn uniformly (with replacement).
 //! - [`grid`]: a `rows x cols` 4-neighbour grid, both directions of every edge.
+//! - [`star`]: one hub joined to every other node (the hub's degree is the node count less 1).
+//! - [`path`]: a path through every node in id order (its diameter is the node count less 1).
+//! - [`components`]: many small connected components, their node ids interleaved.
 //! - [`mesh`]: uniform random points in the unit square and their Delaunay triangulation.
 
 use std::io::{self, Write};
@@ -112,12 +115,7 @@ pub fn rmat(
     });
     progress.finish();
     // Scramble labels with a seeded permutation.
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_5CA1_AB1E);
-    let mut perm: Vec<u32> = (0..n as u32).collect();
-    for i in (1..perm.len()).rev() {
-        let j = below(&mut rng, i as u64 + 1) as usize;
-        perm.swap(i, j);
-    }
+    let perm = permutation(n as u32, seed ^ 0x5EED_5CA1_AB1E);
     for x in src.iter_mut().chain(dst.iter_mut()) {
         *x = perm[*x as usize];
     }
@@ -207,6 +205,98 @@ pub fn grid(rows: u32, cols: u32) -> Result<EdgeList> {
             if r + 1 < rows {
                 list.push(v, v + cols, 0);
                 list.push(v + cols, v, 0);
+            }
+        }
+    }
+    Ok(list)
+}
+
+/// The ids of `n` nodes in a seeded random order.
+fn permutation(n: u32, seed: u64) -> Vec<u32> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut perm: Vec<u32> = (0..n).collect();
+    for i in (1..perm.len()).rev() {
+        let j = below(&mut rng, i as u64 + 1) as usize;
+        perm.swap(i, j);
+    }
+    perm
+}
+
+/// Refuses `n` nodes and `m` directed edges past the ids or the memory.
+fn sized(n: u64, m: u64, what: &str) -> Result<u32> {
+    if n >= u64::from(u32::MAX) || n == 0 {
+        return Err(GraphError::Invalid(format!(
+            "{what} has {n} nodes: from 1 to {} (u32 ids)",
+            u32::MAX - 1
+        )));
+    }
+    crate::memory::fits(crate::memory::graph_bytes(n, m), what)?;
+    Ok(n as u32)
+}
+
+/// A star: node 0 joined to nodes `1..=leaves`, both directions of every edge.
+pub fn star(leaves: u32) -> Result<EdgeList> {
+    let n = sized(
+        u64::from(leaves) + 1,
+        2 * u64::from(leaves),
+        &format!("a star of {leaves} leaves"),
+    )?;
+    let mut list = EdgeList::new(n, false);
+    for v in 1..n {
+        list.push(0, v, 0);
+        list.push(v, 0, 0);
+    }
+    Ok(list)
+}
+
+/// A path `0 - 1 - ... - (nodes - 1)`, both directions of every edge.
+pub fn path(nodes: u32) -> Result<EdgeList> {
+    let n = sized(
+        u64::from(nodes),
+        2 * u64::from(nodes),
+        &format!("a path of {nodes} nodes"),
+    )?;
+    let mut list = EdgeList::new(n, false);
+    for v in 1..n {
+        list.push(v - 1, v, 0);
+        list.push(v, v - 1, 0);
+    }
+    Ok(list)
+}
+
+/// `count` connected components of `size` nodes each: a random tree (each node joined to a
+/// random earlier node of its component) and `size` more random edges inside the component,
+/// both directions of every edge; node ids are permuted at random, so that the components
+/// interleave.
+pub fn components(count: u32, size: u32, seed: u64) -> Result<EdgeList> {
+    let total = u64::from(count) * u64::from(size);
+    let what = format!("{count} components of {size} nodes");
+    if size == 0 {
+        return Err(GraphError::Invalid(format!(
+            "{what}: a component has at least one node"
+        )));
+    }
+    let n = sized(total, 4 * total, &what)?;
+    let perm = permutation(n, seed ^ 0xC04D_04E1_7000);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut list = EdgeList::new(n, false);
+    let both = |list: &mut EdgeList, u: u32, v: u32| {
+        list.push(perm[u as usize], perm[v as usize], 0);
+        list.push(perm[v as usize], perm[u as usize], 0);
+    };
+    for c in 0..count {
+        let first = c * size;
+        for i in 1..size {
+            let j = below(&mut rng, u64::from(i)) as u32;
+            both(&mut list, first + i, first + j);
+        }
+        if size > 1 {
+            for _ in 0..size {
+                let u = below(&mut rng, u64::from(size)) as u32;
+                let v = below(&mut rng, u64::from(size)) as u32;
+                if u != v {
+                    both(&mut list, first + u, first + v);
+                }
             }
         }
     }
@@ -305,6 +395,48 @@ mod tests {
         assert_eq!(g.num_edges(), 2 * (3 * 3 + 2 * 4));
         assert!(g.is_symmetric());
         assert_eq!(g.neighbours(5), &[1, 4, 6, 9]);
+    }
+
+    #[test]
+    fn star_and_path_have_their_shapes() {
+        let s = Csr::from_edge_list(star(5).unwrap());
+        assert_eq!((s.n, s.num_edges(), s.degree(0)), (6, 10, 5));
+        assert!(s.is_symmetric());
+        let p = Csr::from_edge_list(path(4).unwrap());
+        assert_eq!((p.n, p.num_edges()), (4, 6));
+        assert_eq!(p.neighbours(1), &[0, 2]);
+        assert!(star(u32::MAX).is_err());
+        assert!(path(0).is_err());
+    }
+
+    #[test]
+    fn components_are_that_many_and_connected() {
+        let list = components(50, 7, 3).unwrap();
+        assert_eq!(list, components(50, 7, 3).unwrap());
+        let g = Csr::from_edge_list(list);
+        assert_eq!(g.n, 350);
+        assert!(g.is_symmetric());
+        // Union-find over the edges: 50 components of 7 nodes each.
+        let mut parent: Vec<u32> = (0..g.n).collect();
+        fn root(parent: &mut [u32], mut v: u32) -> u32 {
+            while parent[v as usize] != v {
+                v = parent[v as usize];
+            }
+            v
+        }
+        for u in 0..g.n {
+            for &v in g.neighbours(u) {
+                let (a, b) = (root(&mut parent, u), root(&mut parent, v));
+                parent[a as usize] = b;
+            }
+        }
+        let mut sizes = std::collections::HashMap::new();
+        for v in 0..g.n {
+            *sizes.entry(root(&mut parent, v)).or_insert(0) += 1;
+        }
+        assert_eq!(sizes.len(), 50);
+        assert!(sizes.values().all(|&s| s == 7));
+        assert!(components(3, 0, 1).is_err());
     }
 
     #[test]

@@ -838,7 +838,14 @@ pub enum GridSize {
     PerSm(u32),
     /// This many blocks (at most the resident ones).
     Blocks(u32),
+    /// Chosen when the program runs, from the graph it loads: one block per multiprocessor
+    /// when its average degree (edges per node) is below this, else every resident block
+    /// (for control kernels: a graph of low degree has many rounds of little work each).
+    Auto(u32),
 }
+
+/// The average degree below which `--outline-grid auto` takes one block per multiprocessor.
+pub const AUTO_GRID_DEGREE: u32 = 12;
 
 impl GridSize {
     /// `resident`, `sm` (one block per multiprocessor), `Ksm` (K per multiprocessor, K up to
@@ -853,6 +860,13 @@ impl GridSize {
         match s {
             "resident" => Ok(GridSize::Resident),
             "sm" => Ok(GridSize::PerSm(1)),
+            "auto" => Ok(GridSize::Auto(AUTO_GRID_DEGREE)),
+            _ if s.starts_with("auto") => match s["auto".len()..].parse::<u32>() {
+                Ok(d) if (1..=1 << 20).contains(&d) => Ok(GridSize::Auto(d)),
+                _ => Err(format!(
+                    "`{s}`: auto takes every resident block on graphs of average degree D or more, one per multiprocessor below: auto (D = {AUTO_GRID_DEGREE}) or autoD with D in 1..=1048576"
+                )),
+            },
             _ => match s.strip_suffix("sm") {
                 Some(k) => within(k, 32).map(GridSize::PerSm),
                 None => within(s, 1 << 20).map(GridSize::Blocks),
@@ -868,6 +882,8 @@ impl std::fmt::Display for GridSize {
             GridSize::PerSm(1) => f.write_str("sm"),
             GridSize::PerSm(k) => write!(f, "{k}sm"),
             GridSize::Blocks(n) => write!(f, "{n}"),
+            GridSize::Auto(AUTO_GRID_DEGREE) => f.write_str("auto"),
+            GridSize::Auto(d) => write!(f, "auto{d}"),
         }
     }
 }

@@ -236,14 +236,14 @@ fn push_sites(body: &Body) -> Vec<StmtId> {
 /// v);`, or an `Accumulate` made of one), or an expression whose old value is used (or a
 /// `FetchAdd` made of one).
 #[derive(Clone, Copy)]
-enum AddSite {
+pub(crate) enum AddSite {
     Unused(StmtId),
     Used(ExprId),
 }
 
 /// The additions to integer globals of a body, in source order (statements in pre-order,
 /// the expressions of each in evaluation order): the site, the global and the value.
-fn add_sites(globals: &[Ty], body: &Body) -> Vec<(AddSite, GlobalId, ExprId)> {
+pub(crate) fn add_sites(globals: &[Ty], body: &Body) -> Vec<(AddSite, GlobalId, ExprId)> {
     let integer =
         |g: &GlobalId| matches!(globals[g.index()], Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64);
     let mut out = Vec::new();

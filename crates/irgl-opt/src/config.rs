@@ -456,6 +456,12 @@ impl OptConfig {
                 self.outline_grid
             ));
         }
+        if matches!(self.async_grid, GridSize::Auto(_)) {
+            errors.push(format!(
+                "--async-grid {}: an asynchronous kernel's grid is fixed (resident, sm, Ksm or a number); auto applies to --outline-grid",
+                self.async_grid
+            ));
+        }
         if self.asynchronous == KernelSet::None && self.async_grid != GridSize::PerSm(1) {
             errors.push(format!(
                 "--async-grid {}: the grid of asynchronous kernels applies only with --async",
@@ -504,9 +510,11 @@ impl OptConfig {
     }
 
     /// The command-line flags that build this configuration, in a fixed order: the canonical
-    /// text of the option set.
+    /// text of the option set. They start with `-O0`, the level they are relative to, so that
+    /// `irglc compile` (whose default is `-O2`) builds exactly this configuration from them.
     pub fn to_args(&self) -> Vec<String> {
         let mut args = vec![
+            "-O0".to_string(),
             "--block-size".to_string(),
             self.block_size.to_string(),
             "--nested".to_string(),
@@ -589,6 +597,30 @@ impl OptConfig {
     /// `tests/option-sets.txt` lists them) builds from the defaults.
     pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<OptConfig, String> {
         let mut c = OptConfig::default();
+        let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+        let args = match args.split_first() {
+            Some((&"-O0", rest)) => rest,
+            _ => &args[..],
+        };
+        c.apply_args(args)?;
+        Ok(c)
+    }
+
+    /// Sets the options that `args` give, over this configuration (an optimization level's
+    /// choices, or a `--config` file). A flag that gives an option's default for every site
+    /// (`--nested`, `--aggregate`) replaces the per-site choices of that option too, except
+    /// those that `args` give themselves; an option that `args` turn off (`--outline none`,
+    /// `--async none`, `--retry-backoff none`) takes its dependent options back to their
+    /// defaults unless `args` give them.
+    pub fn apply_args<S: AsRef<str>>(&mut self, args: &[S]) -> Result<(), String> {
+        let given = |flag: &str| args.iter().any(|a| a.as_ref() == flag);
+        let c = self;
+        if given("--nested") {
+            c.nested.overrides.clear();
+        }
+        if given("--aggregate") {
+            c.aggregate.overrides.clear();
+        }
         let mut words = args.iter().map(AsRef::as_ref);
         while let Some(flag) = words.next() {
             let value = words
@@ -656,10 +688,39 @@ impl OptConfig {
                     c.aggregate.default =
                         AggregateLevel::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
+                level if level.starts_with("-O") => {
+                    return Err(format!(
+                        "{level}: a level comes first, and its choices depend on the program (irgl_driver::options_from_words)"
+                    ));
+                }
                 other => return Err(format!("{other}: not an option")),
             }
         }
-        Ok(c)
+        let defaults = OptConfig::default();
+        if c.outline == OutlineConfig::None && !given("--outline-grid") {
+            c.outline_grid = defaults.outline_grid;
+        }
+        if c.asynchronous == KernelSet::None {
+            if !given("--async-grid") {
+                c.async_grid = defaults.async_grid;
+            }
+            if !given("--async-local") {
+                c.async_local = defaults.async_local;
+            }
+        }
+        if c.retry_backoff.kernels == KernelSet::None {
+            let backoff = &mut c.retry_backoff;
+            if !given("--backoff-chunk") {
+                backoff.chunk = defaults.retry_backoff.chunk;
+            }
+            if !given("--backoff-serial-below") {
+                backoff.serial_below = defaults.retry_backoff.serial_below;
+            }
+            if !given("--backoff-rounds") {
+                backoff.rounds = defaults.retry_backoff.rounds;
+            }
+        }
+        Ok(())
     }
 
     /// [`OptConfig::to_args`] joined by spaces.
@@ -700,7 +761,7 @@ mod tests {
     #[test]
     fn canonical_text_is_the_command_line() {
         let mut c = OptConfig::default();
-        assert_eq!(c.canonical(), "--block-size 256 --nested serial");
+        assert_eq!(c.canonical(), "-O0 --block-size 256 --nested serial");
         c.nested
             .overrides
             .insert("bfs.loop1".into(), ScheduleSpec::parse("wp+tb").unwrap());
@@ -711,7 +772,7 @@ mod tests {
             .insert("bfs.push0".into(), AggregateLevel::Block);
         assert_eq!(
             c.canonical(),
-            "--block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16 --aggregate warp --aggregate-at bfs.push0=block"
+            "-O0 --block-size 256 --nested serial --nested-at bfs.loop1=tb+wp --warp-threshold 16 --aggregate warp --aggregate-at bfs.push0=block"
         );
         assert_eq!(OptConfig::from_args(&c.to_args()), Ok(c));
         assert!(OptConfig::from_args(&["--nested"]).is_err());

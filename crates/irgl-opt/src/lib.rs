@@ -9,6 +9,7 @@
 
 pub mod aggregate_pushes;
 pub mod backoff_retries;
+pub mod choose_options;
 pub mod config;
 pub mod outline_iterations;
 pub mod run_asynchronously;
@@ -17,6 +18,7 @@ pub mod unroll_pipes;
 
 pub use aggregate_pushes::aggregate_pushes;
 pub use backoff_retries::backoff_retries;
+pub use choose_options::{Choice, LevelChoices, OptLevel, choose_options};
 pub use config::{
     AggregateConfig, AggregateLevel, BackoffConfig, BackoffRounds, KernelSet, NestedConfig,
     OptConfig, OutlineConfig, ScheduleSpec,

@@ -172,7 +172,7 @@ fn resolve_overrides(m: &Module, config: &OptConfig) -> Result<Overrides, Vec<Di
 }
 
 /// Every `ForAll` of a body with its nesting depth, in pre-order.
-fn foralls(body: &Body) -> Vec<(StmtId, LoopId, usize)> {
+pub(crate) fn foralls(body: &Body) -> Vec<(StmtId, LoopId, usize)> {
     fn walk(body: &Body, block: &Block, depth: usize, out: &mut Vec<(StmtId, LoopId, usize)>) {
         for &s in block {
             let kind = &body.stmts[s].kind;

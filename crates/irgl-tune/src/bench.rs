@@ -61,6 +61,10 @@ pub struct Suite {
     pub programs: Vec<ProgramSpec>,
     #[serde(default)]
     pub gapbs: Option<GapSpec>,
+    /// The set that stands for the default build (flags `-O2`): the report then says, per
+    /// program and graph, how far it is from the best set (`levels_table`).
+    #[serde(default)]
+    pub default_set: Option<String>,
 }
 
 fn default_runs() -> u32 {
@@ -84,9 +88,36 @@ pub struct GraphSpec {
     pub rmat: Option<RmatSpec>,
     /// A rows x cols 4-neighbour grid.
     pub grid: Option<GridSpec>,
+    /// A star: one hub joined to `leaves` nodes.
+    pub star: Option<StarSpec>,
+    /// A path graph of `nodes` nodes (`path` is a file).
+    pub path_graph: Option<PathSpec>,
+    /// `count` components of `size` nodes.
+    pub components: Option<ComponentsSpec>,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct StarSpec {
+    pub leaves: u32,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PathSpec {
+    pub nodes: u32,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ComponentsSpec {
+    pub count: u32,
+    pub size: u32,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RmatSpec {
     pub scale: u32,
@@ -94,6 +125,13 @@ pub struct RmatSpec {
     pub edge_factor: u32,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// The quadrant probabilities (default: Graph500's 0.57, 0.19, 0.19).
+    #[serde(default)]
+    pub a: Option<f64>,
+    #[serde(default)]
+    pub b: Option<f64>,
+    #[serde(default)]
+    pub c: Option<f64>,
 }
 
 fn default_edge_factor() -> u32 {
@@ -176,16 +214,28 @@ impl Suite {
         unique("graph", self.graphs.iter().map(|g| g.name.as_str()))?;
         unique("set", self.sets.iter().map(|s| s.name.as_str()))?;
         for g in &self.graphs {
-            let ways = [g.path.is_some(), g.rmat.is_some(), g.grid.is_some()]
-                .iter()
-                .filter(|&&b| b)
-                .count();
+            let ways = [
+                g.path.is_some(),
+                g.rmat.is_some(),
+                g.grid.is_some(),
+                g.star.is_some(),
+                g.path_graph.is_some(),
+                g.components.is_some(),
+            ]
+            .iter()
+            .filter(|&&b| b)
+            .count();
             if ways != 1 {
                 return Err(format!(
-                    "graph {}: give exactly one of path, rmat and grid",
+                    "graph {}: give exactly one of path, rmat, grid, star, path_graph and components",
                     g.name
                 ));
             }
+        }
+        if let Some(d) = &self.default_set
+            && !self.sets.iter().any(|s| &s.name == d)
+        {
+            return Err(format!("default_set = {d:?}: no set is named so"));
         }
         for p in &self.programs {
             if p.verify.is_some() && p.check.is_some() {
@@ -402,6 +452,129 @@ pub fn table(report: &BenchReport, family_of: &dyn Fn(&str) -> Option<String>) -
     out
 }
 
+/// How the default build compares with the other sets: per program and graph, the default's
+/// time, the program's first set's (the baseline), the best set on that graph, the best single
+/// set of the program (least geometric mean over the graphs where every set ran correctly),
+/// and GAP; per program, the default's ratio to the best per graph (geometric mean and
+/// worst) and to the best single set. Only correct runs count; `None` without such a set.
+pub fn levels_table(
+    report: &BenchReport,
+    default: &str,
+    family_of: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let time = |p: &str, g: &str, s: &str| {
+        report
+            .records
+            .iter()
+            .find(|r| r.program == p && r.graph == g && r.set == s)
+            .and_then(|r| r.median_ms)
+    };
+    let mut programs: Vec<&str> = Vec::new();
+    for r in &report.records {
+        if !programs.contains(&r.program.as_str()) {
+            programs.push(&r.program);
+        }
+    }
+    let mut out = String::new();
+    let mut any = false;
+    for p in programs {
+        let records: Vec<&BenchRecord> = report.records.iter().filter(|r| r.program == p).collect();
+        if !records.iter().any(|r| r.set == default) {
+            continue;
+        }
+        any = true;
+        let mut graphs: Vec<&str> = Vec::new();
+        let mut sets: Vec<&str> = Vec::new();
+        for r in &records {
+            if !graphs.contains(&r.graph.as_str()) {
+                graphs.push(&r.graph);
+            }
+            if !sets.contains(&r.set.as_str()) {
+                sets.push(&r.set);
+            }
+        }
+        let baseline = sets[0];
+        // The best single set: every graph correct, least geometric mean.
+        let single = sets
+            .iter()
+            .filter_map(|&s| {
+                let logs: Option<Vec<f64>> =
+                    graphs.iter().map(|g| time(p, g, s).map(f64::ln)).collect();
+                logs.map(|l| (s, l.iter().sum::<f64>() / l.len() as f64))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(s, _)| s);
+        out.push_str(&format!(
+            "{p}: default = {default}, baseline = {baseline}, best single = {}\n",
+            single.unwrap_or("none (no set is correct on every graph)")
+        ));
+        out.push_str(&format!(
+            "  {:<16} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}  {:<28} {:>9}\n",
+            "graph",
+            "default",
+            "baseline",
+            "single",
+            "best",
+            "/single",
+            "/best",
+            "best set",
+            "GAP ms"
+        ));
+        let mut ratios = Vec::new();
+        let mut single_ratios = Vec::new();
+        let ms = |t: Option<f64>| t.map_or("-".to_string(), |t| format!("{t:.3}"));
+        for g in &graphs {
+            let d = time(p, g, default);
+            let best = sets
+                .iter()
+                .filter_map(|&s| time(p, g, s).map(|t| (s, t)))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            let st = single.and_then(|s| time(p, g, s));
+            let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => Some(a / b),
+                _ => None,
+            };
+            let r_best = ratio(d, best.map(|b| b.1));
+            let r_single = ratio(d, st);
+            ratios.extend(r_best);
+            single_ratios.extend(r_single);
+            let peer = family_of(p)
+                .and_then(|f| gap_kernel(&f))
+                .and_then(|k| report.peers.iter().find(|x| x.kernel == k && x.graph == *g))
+                .and_then(|x| x.median_ms);
+            out.push_str(&format!(
+                "  {g:<16} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}  {:<28} {:>9}\n",
+                ms(d),
+                ms(time(p, g, baseline)),
+                ms(st),
+                ms(best.map(|b| b.1)),
+                r_single.map_or("-".into(), |r| format!("{r:.2}x")),
+                r_best.map_or("-".into(), |r| format!("{r:.2}x")),
+                best.map_or("-", |b| b.0),
+                ms(peer),
+            ));
+        }
+        let geo = |v: &[f64]| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
+        if !ratios.is_empty() {
+            let worst = ratios.iter().cloned().fold(0.0, f64::max);
+            out.push_str(&format!(
+                "  default / best per graph: {:.2}x geometric mean, {worst:.2}x worst; / best single: {}\n",
+                geo(&ratios),
+                if single_ratios.is_empty() {
+                    "-".to_string()
+                } else {
+                    format!(
+                        "{:.2}x geometric mean, {:.2}x worst",
+                        geo(&single_ratios),
+                        single_ratios.iter().cloned().fold(0.0, f64::max)
+                    )
+                }
+            ));
+        }
+    }
+    any.then_some(out)
+}
+
 /// How one record changed between two reports.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
@@ -548,7 +721,10 @@ path = "gap"
             Some(RmatSpec {
                 scale: 10,
                 edge_factor: 16,
-                seed: 1
+                seed: 1,
+                a: None,
+                b: None,
+                c: None,
             })
         );
         assert_eq!(s.sets[0].flags, "");
@@ -577,7 +753,7 @@ path = "gap"
                     "path = \"ny.mtx\"",
                     "path = \"ny.mtx\"\ngrid = { rows = 2, cols = 2 }",
                 ),
-                "exactly one of path, rmat and grid",
+                "exactly one of path, rmat, grid",
             ),
             (("runs = 3", "runs = 3\nrusn = 4"), "unknown field `rusn`"),
         ] {

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use irgl_diagnostics::SourceMap;
 use irgl_graph::verify::Program;
-use irgl_opt::OptConfig;
 use irgl_tune::Outcome;
 use irgl_tune::bench::{
     BenchRecord, BenchReport, GraphSpec, PeerRecord, Suite, Verdict, compare, compare_table,
@@ -446,6 +445,14 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         Failure::User
     })?;
     crate::print_out(&table(&report, &|p| families.get(p).cloned()));
+    if let Some(default) = &suite.default_set
+        && let Some(levels) =
+            irgl_tune::bench::levels_table(&report, default, &|p| families.get(p).cloned())
+    {
+        crate::print_out(&format!(
+            "\nThe default build ({default}) against the other sets:\n{levels}"
+        ));
+    }
     say!("records: {}", out.display());
     let wrong = report
         .records
@@ -578,7 +585,9 @@ fn prepare(
     let mut needs = None;
     for s in suite.sets_of(p) {
         let flags: Vec<&str> = s.flags.split_whitespace().collect();
-        let config = OptConfig::from_args(&flags).map_err(|e| {
+        let (config, _) = irgl_driver::options_from_words(source, &flags, irgl_opt::OptLevel::O0)
+            .map_err(|diags| {
+            let e = diags.first().map(|d| d.message.clone()).unwrap_or_default();
             say!("error: set {}: {e}", s.name);
             Failure::User
         })?;
@@ -617,12 +626,33 @@ fn graph_file(g: &GraphSpec, base: &Path) -> Result<PathBuf, Failure> {
         Box<dyn Fn() -> Result<irgl_graph::Csr, irgl_graph::GraphError>>,
     ) = if let Some(r) = g.rmat {
         (
-            format!("rmat-s{}-e{}-seed{}", r.scale, r.edge_factor, r.seed),
+            match (r.a, r.b, r.c) {
+                (None, None, None) => {
+                    format!("rmat-s{}-e{}-seed{}", r.scale, r.edge_factor, r.seed)
+                }
+                (a, b, c) => {
+                    let d = irgl_graph::generate::RmatParams::default();
+                    format!(
+                        "rmat-s{}-e{}-seed{}-a{}-b{}-c{}",
+                        r.scale,
+                        r.edge_factor,
+                        r.seed,
+                        a.unwrap_or(d.a),
+                        b.unwrap_or(d.b),
+                        c.unwrap_or(d.c)
+                    )
+                }
+            },
             Box::new(move || {
+                let d = irgl_graph::generate::RmatParams::default();
                 irgl_graph::generate::rmat(
                     r.scale,
                     r.edge_factor,
-                    irgl_graph::generate::RmatParams::default(),
+                    irgl_graph::generate::RmatParams {
+                        a: r.a.unwrap_or(d.a),
+                        b: r.b.unwrap_or(d.b),
+                        c: r.c.unwrap_or(d.c),
+                    },
                     r.seed,
                     &irgl_graph::NoProgress,
                 )
@@ -634,6 +664,28 @@ fn graph_file(g: &GraphSpec, base: &Path) -> Result<PathBuf, Failure> {
             format!("grid-{}x{}", gr.rows, gr.cols),
             Box::new(move || {
                 irgl_graph::generate::grid(gr.rows, gr.cols).map(irgl_graph::Csr::from_edge_list)
+            }),
+        )
+    } else if let Some(st) = g.star {
+        (
+            format!("star-{}", st.leaves),
+            Box::new(move || {
+                irgl_graph::generate::star(st.leaves).map(irgl_graph::Csr::from_edge_list)
+            }),
+        )
+    } else if let Some(p) = g.path_graph {
+        (
+            format!("path-{}", p.nodes),
+            Box::new(move || {
+                irgl_graph::generate::path(p.nodes).map(irgl_graph::Csr::from_edge_list)
+            }),
+        )
+    } else if let Some(c) = g.components {
+        (
+            format!("components-{}x{}-seed{}", c.count, c.size, c.seed),
+            Box::new(move || {
+                irgl_graph::generate::components(c.count, c.size, c.seed)
+                    .map(irgl_graph::Csr::from_edge_list)
             }),
         )
     } else {

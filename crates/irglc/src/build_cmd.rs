@@ -93,12 +93,8 @@ pub(crate) fn refuse_inputs(outputs: &[&Path], inputs: &[&Path]) -> Result<(), F
 /// Checks and compiles a program to CUDA source text; also returns what the program needs of
 /// its input graph.
 fn generate(file: &PathBuf, opts: &OptArgs) -> Result<(String, irgl_cuda::GraphNeeds), Failure> {
-    let config = opts.to_config().map_err(|e| {
-        say!("error: {e}");
-        Failure::User
-    })?;
     let mut sources = SourceMap::new();
-    let compiled = compile_file(&mut sources, file, &config)?;
+    let compiled = compile_file(&mut sources, file, opts)?;
     Ok((compiled.cuda, compiled.needs))
 }
 

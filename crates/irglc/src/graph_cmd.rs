@@ -165,6 +165,32 @@ pub enum GenCommand {
         #[command(flatten)]
         out: GenOutput,
     },
+    /// A star: node 0 joined to every other node, both directions (a hub of degree LEAVES).
+    Star {
+        #[arg(long)]
+        leaves: u32,
+        #[command(flatten)]
+        out: GenOutput,
+    },
+    /// A path through nodes 0, 1, ..., NODES - 1, both directions (diameter NODES - 1).
+    Path {
+        #[arg(long)]
+        nodes: u32,
+        #[command(flatten)]
+        out: GenOutput,
+    },
+    /// COUNT connected components of SIZE nodes each (a random tree and SIZE more random
+    /// edges inside each, both directions), node ids interleaved at random.
+    Components {
+        #[arg(long)]
+        count: u32,
+        #[arg(long)]
+        size: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        out: GenOutput,
+    },
     /// Uniform random directed edges (endpoints drawn with replacement).
     Random {
         #[arg(long)]
@@ -347,7 +373,10 @@ fn transform_for(program: &Path, asked: &TransformArgs) -> Result<TransformArgs,
     let needs = crate::compile_file(
         &mut sources,
         &program.to_path_buf(),
-        &irgl_opt::OptConfig::default(),
+        &crate::opts::OptArgs {
+            level: Some(irgl_opt::OptLevel::O0),
+            ..Default::default()
+        },
     )
     .map_err(|_| {
         GraphError::Invalid(format!(
@@ -492,6 +521,9 @@ fn gen_graph(cmd: GenCommand) -> Result<ExitCode, GraphError> {
     let output = match &cmd {
         GenCommand::Rmat { out, .. }
         | GenCommand::Grid { out, .. }
+        | GenCommand::Star { out, .. }
+        | GenCommand::Path { out, .. }
+        | GenCommand::Components { out, .. }
         | GenCommand::Random { out, .. }
         | GenCommand::Mesh { out, .. } => out.output.clone(),
     };
@@ -514,6 +546,17 @@ fn gen_graph(cmd: GenCommand) -> Result<ExitCode, GraphError> {
         GenCommand::Grid { rows, cols, out } => {
             (Csr::from_edge_list(generate::grid(rows, cols)?), out)
         }
+        GenCommand::Star { leaves, out } => (Csr::from_edge_list(generate::star(leaves)?), out),
+        GenCommand::Path { nodes, out } => (Csr::from_edge_list(generate::path(nodes)?), out),
+        GenCommand::Components {
+            count,
+            size,
+            seed,
+            out,
+        } => (
+            Csr::from_edge_list(generate::components(count, size, seed)?),
+            out,
+        ),
         GenCommand::Random {
             nodes,
             edges,

@@ -335,10 +335,6 @@ fn emit(
             print_out(&irgl_syntax::dump::dump_program(&program));
         }
         EmitKind::Ir => {
-            let config = opts.to_config().map_err(|e| {
-                say!("error: {e}");
-                Failure::User
-            })?;
             let mut shown: Option<String> = None;
             let mut steps: Vec<String> = Vec::new();
             let dump_opts = irgl_ir::DumpOptions { stmt_ids: ids };
@@ -352,10 +348,13 @@ fn emit(
                 on_step: Some(&mut on_step),
                 ..irgl_driver::Trace::default()
             };
-            compile_traced(&mut sources, path, &config, &mut trace)?;
+            let (_, choices) = compile_traced(&mut sources, path, opts, &mut trace)?;
             drop(trace);
             match shown {
-                Some(text) => print_out(&text),
+                Some(text) => {
+                    let head = choices.map(|c| c.render()).unwrap_or_default();
+                    print_out(&format!("{head}{text}"))
+                }
                 None => {
                     say!(
                         "error: --after {}: no such step; the steps are {}",
@@ -367,10 +366,6 @@ fn emit(
             }
         }
         EmitKind::Outline => {
-            let config = opts.to_config().map_err(|e| {
-                say!("error: {e}");
-                Failure::User
-            })?;
             let mut module: Option<irgl_ir::Module> = None;
             let mut lowered: Option<irgl_ir::Module> = None;
             let mut on_step = |step: &str, m: &irgl_ir::Module| {
@@ -383,7 +378,7 @@ fn emit(
                 on_step: Some(&mut on_step),
                 ..irgl_driver::Trace::default()
             };
-            compile_traced(&mut sources, path, &config, &mut trace)?;
+            compile_traced(&mut sources, path, opts, &mut trace)?;
             drop(trace);
             let m = module.expect("the pipeline ran");
             let lowered = lowered.expect("the pipeline lowers first");
@@ -398,21 +393,23 @@ fn emit(
     Ok(())
 }
 
-/// Reads, checks and compiles one file with `config`; prints its diagnostics.
+/// Reads, checks and compiles one file with the options `opts` give; prints its diagnostics.
 pub(crate) fn compile_file(
     sources: &mut SourceMap,
     path: &PathBuf,
-    config: &irgl_opt::OptConfig,
+    opts: &opts::OptArgs,
 ) -> Result<irgl_driver::Compiled, Failure> {
-    compile_traced(sources, path, config, &mut irgl_driver::Trace::default())
+    compile_traced(sources, path, opts, &mut irgl_driver::Trace::default()).map(|(c, _)| c)
 }
 
+/// [`compile_file`] with the pipeline's trace; also returns what the level chose (none with
+/// `--config`).
 fn compile_traced(
     sources: &mut SourceMap,
     path: &PathBuf,
-    config: &irgl_opt::OptConfig,
+    opts: &opts::OptArgs,
     trace: &mut irgl_driver::Trace<'_>,
-) -> Result<irgl_driver::Compiled, Failure> {
+) -> Result<(irgl_driver::Compiled, Option<irgl_driver::LevelChoices>), Failure> {
     let file = load(sources, path)?;
     let text = sources
         .get(file)
@@ -424,10 +421,21 @@ fn compile_traced(
         name: &name,
         text: &text,
     };
-    match irgl_driver::compile_traced(source, config, trace) {
+    let (config, choices) = match opts.resolve(source) {
+        Ok(resolved) => resolved,
+        Err(opts::OptError::Program(diags)) => {
+            report::eprint(&diags, sources);
+            return Err(Failure::User);
+        }
+        Err(opts::OptError::Options(e)) => {
+            say!("error: {e}");
+            return Err(Failure::User);
+        }
+    };
+    match irgl_driver::compile_traced(source, &config, trace) {
         Ok(c) => {
             report::eprint(&c.warnings, sources);
-            Ok(c)
+            Ok((c, choices))
         }
         Err(diags) => {
             report::eprint(&diags, sources);

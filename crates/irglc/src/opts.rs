@@ -4,14 +4,24 @@
 use std::path::PathBuf;
 
 use irgl_ir::GridSize;
-use irgl_opt::{AggregateLevel, BackoffRounds, KernelSet, OptConfig, OutlineConfig, ScheduleSpec};
+use irgl_opt::{
+    AggregateLevel, BackoffRounds, KernelSet, LevelChoices, OptConfig, OptLevel, OutlineConfig,
+    ScheduleSpec,
+};
 
-/// Optimization options. Each flag overrides the same option of `--config`.
+/// Optimization options: a level's choices for the program (or a `--config` file), each
+/// flag overriding the same option of them.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct OptArgs {
-    /// Read the options from a JSON file (an `OptConfig`: docs/optimizations.md);
-    /// flags given as well override it.
-    #[arg(long, value_name = "FILE")]
+    /// The optimization level: 0 (the IrGL paper's baseline, every pass off), 1 (nested
+    /// scheduling and aggregation chosen per loop and site) or 2 (the default: 1, and
+    /// outlining and the launch grid chosen per loop). `irglc emit ir` shows what a level
+    /// chose and why; flags given as well override its choices.
+    #[arg(short = 'O', value_name = "LEVEL", value_parser = OptLevel::parse)]
+    pub level: Option<OptLevel>,
+    /// Read the options from a JSON file (an `OptConfig`: docs/optimizations.md) instead of a
+    /// level's choices; flags given as well override it.
+    #[arg(long, value_name = "FILE", conflicts_with = "level")]
     pub config: Option<PathBuf>,
     /// Threads per block of every kernel (a multiple of 32; default 256).
     #[arg(long, value_name = "N")]
@@ -129,74 +139,114 @@ fn parse_aggregate_at(s: &str) -> Result<(String, AggregateLevel), String> {
 }
 
 impl OptArgs {
-    /// The option set: `--config` (or the defaults), then the flags.
-    pub fn to_config(&self) -> Result<OptConfig, String> {
-        let mut c = match &self.config {
+    /// The option set for a program: the `--config` file's, or what the level (`-O`, else
+    /// `-O2`) chooses for `source` with its reasons; then the flags. `Err` holds either the
+    /// program's diagnostics (it does not compile) or a message about the options.
+    pub fn resolve(
+        &self,
+        source: irgl_driver::Source<'_>,
+    ) -> Result<(OptConfig, Option<LevelChoices>), OptError> {
+        let (mut config, choices): (OptConfig, Option<LevelChoices>) = match &self.config {
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                serde_json::from_str(&text)
-                    .map_err(|e| format!("{}: not an option set: {e}", path.display()))?
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    OptError::Options(format!("cannot read {}: {e}", path.display()))
+                })?;
+                let c = serde_json::from_str(&text).map_err(|e| {
+                    OptError::Options(format!("{}: not an option set: {e}", path.display()))
+                })?;
+                (c, None)
             }
-            None => OptConfig::default(),
+            None => {
+                let mut words = vec![self.level.unwrap_or_default().to_string()];
+                words.extend(self.flags());
+                let (config, chosen) =
+                    irgl_driver::options_from_words(source, &words, OptLevel::O2)
+                        .map_err(OptError::Program)?;
+                return Ok((config, Some(chosen)));
+            }
+        };
+        config
+            .apply_args(&self.flags())
+            .map_err(OptError::Options)?;
+        Ok((config, choices))
+    }
+
+    /// The flags given, as `OptConfig::apply_args` reads them.
+    pub fn flags(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut flag = |name: &str, value: String| {
+            out.push(name.to_string());
+            out.push(value);
         };
         if let Some(b) = self.block_size {
-            c.block_size = b;
+            flag("--block-size", b.to_string());
         }
         if let Some(s) = &self.nested {
-            c.nested.default = s.clone();
+            flag("--nested", s.to_string());
         }
         for (at, spec) in &self.nested_at {
-            c.nested.overrides.insert(at.clone(), spec.clone());
+            flag("--nested-at", format!("{at}={spec}"));
         }
         if let Some(t) = self.tb_threshold {
-            c.nested.tb_threshold = Some(t);
+            flag("--tb-threshold", t.to_string());
         }
         if let Some(t) = self.warp_threshold {
-            c.nested.warp_threshold = t;
+            flag("--warp-threshold", t.to_string());
         }
         if let Some(level) = self.aggregate {
-            c.aggregate.default = level;
+            flag("--aggregate", level.name().to_string());
         }
         for (at, level) in &self.aggregate_at {
-            c.aggregate.overrides.insert(at.clone(), *level);
+            flag("--aggregate-at", format!("{at}={}", level.name()));
         }
         if let Some(o) = &self.outline {
-            c.outline = o.clone();
+            flag("--outline", o.to_string());
         }
         if let Some(g) = self.outline_grid {
-            c.outline_grid = g;
+            flag("--outline-grid", g.to_string());
         }
         if let Some(a) = &self.asynchronous {
-            c.asynchronous = a.clone();
+            flag("--async", a.to_string());
         }
         if let Some(g) = self.async_grid {
-            c.async_grid = g;
+            flag("--async-grid", g.to_string());
         }
         if let Some(g) = self.grid {
-            c.grid = g;
+            flag("--grid", g.to_string());
         }
         if let Some(l) = self.async_local {
-            c.async_local = l;
+            flag("--async-local", switch(l));
         }
         if let Some(on) = self.check_indices {
-            c.check_indices = on;
+            flag("--check-indices", switch(on));
         }
         if let Some(k) = &self.retry_backoff {
-            c.retry_backoff.kernels = k.clone();
+            flag("--retry-backoff", k.to_string());
         }
         if let Some(n) = self.backoff_chunk {
-            c.retry_backoff.chunk = n;
+            flag("--backoff-chunk", n.to_string());
         }
         if let Some(n) = self.backoff_serial_below {
-            c.retry_backoff.serial_below = n;
+            flag("--backoff-serial-below", n.to_string());
         }
         if let Some(r) = self.backoff_rounds {
-            c.retry_backoff.rounds = r;
+            flag("--backoff-rounds", r.name().to_string());
         }
         if let Some(k) = self.pipe_unroll {
-            c.pipe_unroll = k;
+            flag("--pipe-unroll", k.to_string());
         }
-        Ok(c)
+        out
     }
+}
+
+/// Why the options of a compilation could not be resolved.
+pub enum OptError {
+    /// The program does not compile: its diagnostics.
+    Program(Vec<irgl_diagnostics::Diagnostic>),
+    /// The options are wrong.
+    Options(String),
+}
+
+fn switch(on: bool) -> String {
+    if on { "on" } else { "off" }.to_string()
 }

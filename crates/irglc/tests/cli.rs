@@ -195,6 +195,7 @@ fn aggregate_marks_every_push_and_unknown_levels_are_refused() {
         "emit",
         "ir",
         "programs/traverse.irgl",
+        "-O0",
         "--aggregate",
         "thread",
     ]);
@@ -210,7 +211,14 @@ fn aggregate_marks_every_push_and_unknown_levels_are_refused() {
         "tb+fg",
     ]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("[block]"));
-    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "--aggregate", "block"]);
+    let out = irglc(&[
+        "emit",
+        "ir",
+        "programs/bfs.irgl",
+        "-O0",
+        "--aggregate",
+        "block",
+    ]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("[warp] (warp, not block: "));
 }
 
@@ -279,7 +287,7 @@ fn tune_lists_the_variants() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("\ntb+wp+fg-b128             --block-size 128 --nested tb+wp+fg\n"),
+        stdout.contains("\ntb+wp+fg-b128             -O0 --block-size 128 --nested tb+wp+fg\n"),
         "{stdout}"
     );
     // Without --list, --build or a graph, and with a bad schedule: status 1 and a message.
@@ -501,7 +509,7 @@ fn tune_measures_checks_and_ranks_the_variants() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("irglc compile programs/bfs.irgl --block-size 256 --nested fg\n"),
+        stdout.contains("irglc compile programs/bfs.irgl -O0 --block-size 256 --nested fg\n"),
         "{stdout}"
     );
     // Every failure is reported and never ranked.
@@ -533,7 +541,7 @@ fn tune_measures_checks_and_ranks_the_variants() {
     assert!(csv.starts_with("variant,graph,outcome,median_ms,runs,options,detail,check\n"));
     assert!(
         csv.contains(
-            "\nfg,path,ok,1,3,--block-size 256 --nested fg,,checked against the CPU reference of bfs\n"
+            "\nfg,path,ok,1,3,-O0 --block-size 256 --nested fg,,checked against the CPU reference of bfs\n"
         ),
         "{csv}"
     );
@@ -753,7 +761,7 @@ path = "gap"
     assert_eq!(json["runs"], 3);
     assert_eq!(
         json["records"][1]["options"],
-        "--block-size 256 --nested fg"
+        "-O0 --block-size 256 --nested fg"
     );
     assert_eq!(json["records"][1]["median_ms"], 1.0);
     assert_eq!(json["peers"][0]["kernel"], "bfs");
@@ -774,5 +782,56 @@ path = "gap"
     let (code, _, stderr) = bench(&["bad.toml", "--arch", "sm_90"]);
     assert_eq!(code, Some(1));
     assert!(stderr.contains("bad.toml"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_default_level_is_o2_and_its_header_rebuilds_the_same_file() {
+    let dir = std::env::temp_dir().join(format!("irglc-cli-levels-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // `emit ir` says what the level chose and why, then the IR.
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl"]);
+    assert_eq!(out.status.code(), Some(0));
+    let ir = String::from_utf8_lossy(&out.stdout);
+    assert!(ir.starts_with("options of -O2"), "{ir}");
+    assert!(ir.contains("  --nested tb+wp+fg: ") && ir.contains("  --outline outer: "));
+    let out = irglc(&["emit", "ir", "programs/bfs.irgl", "-O0"]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("options of -O0: the baseline\n"));
+    // The default build's header names its options from -O0; they rebuild the same file.
+    let first = dir.join("a.cu");
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "-o",
+        first.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&first).unwrap();
+    let options = text.lines().nth(1).unwrap();
+    assert_eq!(
+        options,
+        "// Options: -O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto"
+    );
+    let again = dir.join("b.cu");
+    let mut args = vec!["compile", "programs/bfs.irgl"];
+    args.extend(options.trim_start_matches("// Options: ").split(' '));
+    args.extend(["-o", again.to_str().unwrap()]);
+    assert_eq!(irglc(&args).status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+    // A level that does not exist, and a level beside --config, are refused.
+    let out = irglc(&["compile", "programs/bfs.irgl", "-O3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0, 1 or 2"));
+    let config = dir.join("c.json");
+    std::fs::write(&config, "{}").unwrap();
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "-O1",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -77,6 +77,36 @@ pub fn config(flags: &str) -> OptConfig {
     OptConfig::from_args(&words).unwrap_or_else(|e| panic!("option set `{flags}`: {e}"))
 }
 
+/// Whether `flags` name an optimization level (`-O1`), whose choices depend on the program.
+pub fn names_level(flags: &str) -> bool {
+    flags.split_whitespace().any(|w| w.starts_with("-O"))
+}
+
+/// The option set that `flags` give for program text `text` (named `rel`): the choices of the
+/// level they name, else of `-O0` (as `scripts/gpu-check` compiles a named set), then the flags.
+pub fn config_for_text(rel: &str, text: &str, flags: &str) -> OptConfig {
+    if !names_level(flags) {
+        return config(flags);
+    }
+    let mut sources = SourceMap::new();
+    let file = sources.add(rel.to_string(), text.to_string());
+    let source = Source {
+        file,
+        name: rel,
+        text,
+    };
+    let words: Vec<&str> = flags.split_whitespace().collect();
+    irgl_driver::options_from_words(source, &words, irgl_driver::OptLevel::O0)
+        .unwrap_or_else(|d| panic!("{rel} under `{flags}`: {d:?}"))
+        .0
+}
+
+/// [`config_for_text`] for the file at `rel` (relative to the workspace).
+pub fn config_for(rel: &str, flags: &str) -> OptConfig {
+    let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
+    config_for_text(rel, &text, flags)
+}
+
 /// The named option sets of `tests/option-sets.txt`: `(name, flags)`.
 pub fn option_sets() -> Vec<(String, String)> {
     let text = std::fs::read_to_string(workspace().join("tests/option-sets.txt"))

@@ -1,0 +1,170 @@
+//! Optimization levels: `-O0` is the baseline exactly; `-O1` and `-O2` choose per loop, site
+//! and region from the program's analyses, every program compiles under them without a
+//! warning that an option did nothing, and flags given beside a level override its choices.
+
+mod common;
+
+use irgl_diagnostics::SourceMap;
+use irgl_driver::{LevelChoices, OptConfig, OptLevel, Source};
+
+/// What `words` (a level and flags) give for program text `text`.
+fn resolve(text: &str, words: &[&str]) -> Result<(OptConfig, LevelChoices), String> {
+    let mut sources = SourceMap::new();
+    let file = sources.add("inline.irgl".to_string(), text.to_string());
+    let source = Source {
+        file,
+        name: "inline.irgl",
+        text,
+    };
+    irgl_driver::options_from_words(source, words, OptLevel::O2).map_err(|d| format!("{d:?}"))
+}
+
+fn program(rel: &str) -> String {
+    std::fs::read_to_string(common::workspace().join(rel)).unwrap()
+}
+
+fn flags(c: &LevelChoices) -> Vec<&str> {
+    c.choices.iter().map(|c| c.flag.as_str()).collect()
+}
+
+#[test]
+fn o0_is_the_baseline_and_every_program_compiles_cleanly_at_every_level() {
+    for (_, rel) in common::programs() {
+        let text = program(&rel);
+        let (c0, chosen) = resolve(&text, &["-O0"]).unwrap();
+        assert_eq!(c0, OptConfig::default(), "{rel}");
+        assert!(chosen.choices.is_empty());
+        for level in ["-O1", "-O2"] {
+            let (config, _) = resolve(&text, &[level]).unwrap();
+            let compiled = common::compile(&rel, &config);
+            assert!(
+                compiled.warnings.iter().all(|w| !w.code.starts_with("W05")),
+                "{rel} at {level}: {:?}",
+                compiled.warnings
+            );
+            if level == "-O1" {
+                assert_eq!(config.outline, irgl_opt::OutlineConfig::None, "{rel}");
+                assert_eq!(config.grid, irgl_ir::LaunchGrid::Resident, "{rel}");
+            }
+        }
+    }
+}
+
+#[test]
+fn o2_chooses_from_the_program_not_its_name() {
+    // bfs: nested edge loops and a worklist Iterate: tb+wp+fg, outlined on a grid that the
+    // graph chooses when the program runs.
+    let (c, chosen) = resolve(&program("programs/bfs.irgl"), &[]).unwrap();
+    assert_eq!(chosen.level, OptLevel::O2);
+    assert_eq!(
+        flags(&chosen),
+        [
+            "--nested tb+wp+fg",
+            "--outline outer",
+            "--outline-grid auto"
+        ]
+    );
+    assert_eq!(
+        c.canonical(),
+        "-O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto"
+    );
+    let cuda = common::compile("programs/bfs.irgl", &c).cuda;
+    assert!(
+        cuda.contains("(h.hg.nedges < 12ull * h.hg.nnodes ? irgl::sm_count() : 0)"),
+        "the control kernel's launch picks its grid by the average degree"
+    );
+    // pr: a loop of all-node sweeps: outlined on every resident block.
+    let (c, chosen) = resolve(&program("programs/pr.irgl"), &[]).unwrap();
+    assert!(flags(&chosen).contains(&"--outline-grid resident"));
+    assert_eq!(c.outline_grid, irgl_ir::GridSize::Resident);
+    // tc: a 64-bit counter of a varying amount, aggregated per block; nothing to outline.
+    let (c, chosen) = resolve(&program("programs/tc.irgl"), &[]).unwrap();
+    assert_eq!(
+        c.aggregate.overrides.get("count_triangles.add0"),
+        Some(&irgl_opt::AggregateLevel::Block)
+    );
+    assert_eq!(c.outline, irgl_opt::OutlineConfig::None);
+    assert!(chosen.render().contains("the 64-bit `triangles`"));
+    // dmr: Retry (conflicts): one block per BLOCK items.
+    let (c, _) = resolve(&program("programs/dmr.irgl"), &[]).unwrap();
+    assert_eq!(c.grid, irgl_ir::LaunchGrid::Items);
+    // sssp-nf: Respawn is not a conflict; its one-time init does not size the rounds.
+    let (c, _) = resolve(&program("programs/sssp-nf.irgl"), &[]).unwrap();
+    assert_eq!(c.grid, irgl_ir::LaunchGrid::Resident);
+    assert_eq!(
+        c.outline_grid,
+        irgl_ir::GridSize::Auto(irgl_ir::AUTO_GRID_DEGREE)
+    );
+}
+
+#[test]
+fn auto_grids_take_a_degree_and_apply_to_control_kernels_only() {
+    use irgl_ir::GridSize;
+    assert_eq!(GridSize::parse("auto"), Ok(GridSize::Auto(12)));
+    assert_eq!(GridSize::parse("auto20"), Ok(GridSize::Auto(20)));
+    assert_eq!(GridSize::Auto(20).to_string(), "auto20");
+    assert_eq!(GridSize::Auto(12).to_string(), "auto");
+    assert!(GridSize::parse("auto0").is_err());
+    assert!(GridSize::parse("autox").is_err());
+    let e = OptConfig::from_args(&["--async", "all", "--async-grid", "auto"])
+        .unwrap()
+        .validate()
+        .unwrap_err();
+    assert!(e[0].contains("auto applies to --outline-grid"), "{e:?}");
+    let c = common::config("--outline outer --outline-grid auto20");
+    let cuda = common::compile("programs/sssp-wl.irgl", &c).cuda;
+    assert!(cuda.contains("(h.hg.nedges < 20ull * h.hg.nnodes ? irgl::sm_count() : 0)"));
+}
+
+const SHORT: &str = "
+graph g { node hits: u32; }
+global total: u32;
+Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (i In 0..4) {
+      atomicAdd(g.hits[n], i as u32);
+    }
+    ForAll (e In g.edges(n)) {
+      atomicAdd(total, 1);
+    }
+  }
+}
+main { Invoke k(g); }
+";
+
+#[test]
+fn short_constant_loops_stay_serial_and_flags_override_the_choices() {
+    let (c, chosen) = resolve(SHORT, &[]).unwrap();
+    assert_eq!(c.nested.default.to_string(), "tb+wp+fg");
+    assert_eq!(
+        c.nested.overrides.get("k.loop1").map(|s| s.to_string()),
+        Some("serial".to_string())
+    );
+    assert!(chosen.render().contains("a constant range of 4 iterations"));
+    // A 32-bit counter of a constant: nvcc's own aggregation, no choice.
+    assert!(c.aggregate.overrides.is_empty());
+    // --nested replaces the per-loop choices too; --outline none takes its grid back.
+    let (c, _) = resolve(
+        &program("programs/bfs.irgl"),
+        &["--nested", "eb", "--outline", "none"],
+    )
+    .unwrap();
+    assert_eq!(c.nested.default.to_string(), "eb");
+    assert!(c.nested.overrides.is_empty());
+    assert_eq!(c.outline, irgl_opt::OutlineConfig::None);
+    assert_eq!(c.outline_grid, irgl_ir::GridSize::Resident);
+    let (c, _) = resolve(SHORT, &["-O", "1", "--nested-at", "k.loop2=wp"]).unwrap();
+    assert_eq!(c.nested.overrides.len(), 2, "the level's and the flag's");
+    // Levels that do not exist, and a level in the middle of the flags, are refused.
+    assert!(resolve(SHORT, &["-O3"]).unwrap_err().contains("0, 1 or 2"));
+    assert!(
+        resolve(SHORT, &["-O"])
+            .unwrap_err()
+            .contains("a level is missing")
+    );
+    assert!(OptConfig::from_args(&["--nested", "eb", "-O2"]).is_err());
+    assert_eq!(
+        OptConfig::from_args(&["-O0", "--nested", "eb"]),
+        OptConfig::from_args(&["--nested", "eb"])
+    );
+}

@@ -1,0 +1,327 @@
+//! `choose_options`: the option set of an optimization level, chosen for one program from
+//! what its analyses say about it (never from its name).
+//!
+//! **Why.** The passes pay on some programs and graphs and cost on others; a user who does not
+//! know the flags should still get a fast program. `-O0` is the IrGL paper's baseline (every
+//! pass off, [`OptConfig::default`]); `-O1` adds what pays inside kernels whatever the graph;
+//! `-O2`, the default, adds what pays across rounds.
+//!
+//! **What each level chooses**, per kernel, loop and site (measurements in
+//! docs/optimizations.md, *Optimization levels*):
+//! - `-O1`, nested loops: a nested `ForAll` over a node's edges, or over a range whose length is
+//!   known only at run time, gets `tb+wp+fg` (hubs to the block, medium items to a warp, the
+//!   rest shared evenly by fine-grained); one over a constant range of at most 32 iterations
+//!   stays serial (too short to share). A loop the scheduler cannot take keeps its serial
+//!   schedule with the reason in `irglc emit ir`, as under `--nested`.
+//! - `-O1`, additions: an `atomicAdd` of a value that is not constant to a 64-bit integer
+//!   global is aggregated (`block` where its old value is unused: one atomic per block and
+//!   trip or loop; `warp` where it is used). nvcc aggregates 32-bit and constant additions by
+//!   itself, and pushes (one `atomicAdd` per lane on the worklist's count), so those stay.
+//! - `-O2`, outlining: the outermost outlinable `Iterate`s, `Pipe`s and host loops run as
+//!   control kernels (`--outline outer`). Their grid: when every kernel that `main` repeats
+//!   pops a worklist, `auto` (a round's work is its worklist: chosen by the graph when the
+//!   program runs, one block per multiprocessor on graphs of low average degree, whose many
+//!   small rounds want a cheap barrier, every resident block on the others); every resident
+//!   block when one sweeps all nodes (each round is as large as the graph).
+//! - `-O2`, the launch grid: one block per `BLOCK` items (`--grid items`) when a kernel
+//!   retries (conflicting items hold a striding block back; the hardware hands fresh blocks to
+//!   free multiprocessors).
+//! - Not chosen at any level: asynchronous kernels, retry backoff and Pipe unrolling (each is
+//!   faster on some graphs and slower on others; `irglc tune` finds them per graph).
+//!
+//! **What it assumes.** `m` is the program as lowered (before any pass). Flags given with a
+//! level override its choices (`OptConfig::apply_args`).
+
+use std::fmt;
+
+use irgl_analysis::OutlineTree;
+use irgl_ir::*;
+
+use crate::aggregate_pushes::{AddSite, add_sites};
+use crate::config::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
+use crate::schedule_nested_loops::foralls;
+
+/// An optimization level (`-O0`, `-O1`, `-O2`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OptLevel {
+    /// The baseline: every pass off.
+    O0,
+    /// The kernels' own optimizations: nested scheduling and aggregation of additions.
+    O1,
+    /// `O1`, and the orchestration's: outlining and the launch grid.
+    #[default]
+    O2,
+}
+
+impl OptLevel {
+    /// `0`, `1` or `2`.
+    pub fn parse(s: &str) -> Result<OptLevel, String> {
+        match s {
+            "0" => Ok(OptLevel::O0),
+            "1" => Ok(OptLevel::O1),
+            "2" => Ok(OptLevel::O2),
+            other => Err(format!("`{other}`: an optimization level is 0, 1 or 2")),
+        }
+    }
+}
+
+impl fmt::Display for OptLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = match self {
+            OptLevel::O0 => 0,
+            OptLevel::O1 => 1,
+            OptLevel::O2 => 2,
+        };
+        write!(f, "-O{n}")
+    }
+}
+
+/// One choice of a level: the flag that gives it, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// The flag and its value, as on the command line (`--nested-at relax.loop1=serial`).
+    pub flag: String,
+    pub why: String,
+}
+
+/// What a level chose for one program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelChoices {
+    pub level: OptLevel,
+    pub config: OptConfig,
+    /// In the order of the flags; what the level leaves at the baseline is not listed.
+    pub choices: Vec<Choice>,
+}
+
+impl LevelChoices {
+    /// One line per choice, `FLAG: WHY`, under a line naming the level.
+    pub fn render(&self) -> String {
+        let mut out = format!("options of {}", self.level);
+        if self.choices.is_empty() {
+            out.push_str(": the baseline\n");
+            return out;
+        }
+        out.push_str(" (a flag given beside the level overrides its choice):\n");
+        for c in &self.choices {
+            out.push_str(&format!("  {}: {}\n", c.flag, c.why));
+        }
+        out
+    }
+}
+
+/// The option set that `level` chooses for `m` (as lowered), with the reasons.
+pub fn choose_options(m: &Module, level: OptLevel) -> LevelChoices {
+    let mut config = OptConfig::default();
+    let mut choices = Vec::new();
+    if level >= OptLevel::O1 {
+        choose_schedules(m, &mut config, &mut choices);
+        choose_additions(m, &mut config, &mut choices);
+    }
+    if level >= OptLevel::O2 {
+        choose_outlining(m, &mut config, &mut choices);
+        choose_grid(m, &mut config, &mut choices);
+    }
+    LevelChoices {
+        level,
+        config,
+        choices,
+    }
+}
+
+/// A nested loop too short to share: a constant range of at most this many iterations.
+const SHORT_LOOP: u64 = 32;
+
+/// Nested loops: `tb+wp+fg` by default, serial for short constant ranges.
+fn choose_schedules(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
+    let shared = ScheduleSpec::parse("tb+wp+fg").expect("a valid schedule");
+    let mut any = false;
+    let mut serial = Vec::new();
+    for (_, kernel) in m.kernels.iter() {
+        let body = &kernel.body;
+        for (s, id, depth) in foralls(body) {
+            if depth == 0 {
+                continue;
+            }
+            let StmtKind::ForAll(f) = &body.stmts[s].kind else {
+                unreachable!("foralls lists ForAlls")
+            };
+            let short = match f.space {
+                Space::Range { lo, hi } => match (constant(m, body, lo), constant(m, body, hi)) {
+                    (Some(lo), Some(hi)) => {
+                        (hi.saturating_sub(lo) <= SHORT_LOOP).then_some(hi.saturating_sub(lo))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            match short {
+                Some(trips) => serial.push((format!("{}.{id}", kernel.name), trips)),
+                None => any = true,
+            }
+        }
+    }
+    if any {
+        config.nested.default = shared.clone();
+        choices.push(Choice {
+            flag: format!("--nested {shared}"),
+            why: "nested ForAlls over a node's edges or a range known at run time: items of a block's size or more to the block, of a warp's to a warp, the rest shared by fine-grained".to_string(),
+        });
+        for (at, trips) in serial {
+            choices.push(Choice {
+                flag: format!("--nested-at {at}=serial"),
+                why: format!("a constant range of {trips} iterations: too short to share"),
+            });
+            config.nested.overrides.insert(at, ScheduleSpec::serial());
+        }
+    }
+}
+
+/// The value of an integer literal or constant.
+fn constant(m: &Module, body: &Body, e: ExprId) -> Option<u64> {
+    match &body.exprs[e].kind {
+        ExprKind::Literal(Literal::Int(v)) => Some(*v),
+        ExprKind::Const(c) => match m.consts[c.index()].value {
+            Value::U32(v) => Some(u64::from(v)),
+            Value::U64(v) => Some(v),
+            Value::I32(v) => u64::try_from(v).ok(),
+            Value::I64(v) => u64::try_from(v).ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Additions of values that are not constant to 64-bit integer globals: aggregated.
+fn choose_additions(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
+    let globals: Vec<Ty> = m.globals.iter().map(|g| g.ty).collect();
+    for (_, kernel) in m.kernels.iter() {
+        let body = &kernel.body;
+        for (i, (site, global, value)) in add_sites(&globals, body).into_iter().enumerate() {
+            let wide = matches!(globals[global.index()], Ty::U64 | Ty::I64);
+            if !wide || constant(m, body, value).is_some() {
+                continue;
+            }
+            let name = &m.globals[global.index()].name;
+            let (level, why) = match site {
+                AddSite::Unused(_) => (
+                    AggregateLevel::Block,
+                    format!(
+                        "adds a value that varies to the 64-bit `{name}`: one atomic per block (nvcc combines only 32-bit and constant additions itself)"
+                    ),
+                ),
+                AddSite::Used(_) => (
+                    AggregateLevel::Warp,
+                    format!(
+                        "adds a value that varies to the 64-bit `{name}` and uses the old value: one atomic per warp"
+                    ),
+                ),
+            };
+            let at = format!("{}.add{i}", kernel.name);
+            choices.push(Choice {
+                flag: format!("--aggregate-at {at}={}", level.name()),
+                why,
+            });
+            config.aggregate.overrides.insert(at, level);
+        }
+    }
+}
+
+/// The outermost outlinable nodes of the outline tree, and their grid.
+fn choose_outlining(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
+    let tree = OutlineTree::build(m);
+    let mut outer = Vec::new();
+    let mut stack: Vec<&irgl_analysis::OutlineNode> = tree.roots.iter().collect();
+    while let Some(node) = stack.pop() {
+        if node.outlinable.is_ok() {
+            outer.push(node);
+        } else {
+            stack.extend(&node.children);
+        }
+    }
+    if outer.is_empty() {
+        return;
+    }
+    outer.sort_by_key(|n| n.name());
+    let names: Vec<String> = outer.iter().map(|n| n.name()).collect();
+    config.outline = OutlineConfig::Outer;
+    choices.push(Choice {
+        flag: "--outline outer".to_string(),
+        why: format!(
+            "{} {} run as control kernels: a grid barrier between rounds instead of a launch and a copy",
+            if names.len() == 1 { "loop" } else { "loops" },
+            names.join(", ")
+        ),
+    });
+    // A kernel that `main` launches once (outside every loop) does not size the rounds.
+    let mut sweeps = None;
+    for (k, repeated) in launches(&m.host, &m.host.block, false) {
+        let kernel = &m.kernels[k];
+        if repeated && kernel.facts().has_forall && !kernel.facts().pops {
+            sweeps.get_or_insert(kernel.name.clone());
+        }
+    }
+    match sweeps {
+        Some(kernel) => choices.push(Choice {
+            flag: "--outline-grid resident".to_string(),
+            why: format!(
+                "`{kernel}` sweeps every node (or triangle) each round: every resident block shares the sweep"
+            ),
+        }),
+        None => {
+            config.outline_grid = GridSize::Auto(AUTO_GRID_DEGREE);
+            choices.push(Choice {
+                flag: "--outline-grid auto".to_string(),
+                why: format!(
+                    "every kernel the loops repeat pops a worklist: a round's work is its worklist, so the grid is chosen by the graph when the program runs: below an average degree of {AUTO_GRID_DEGREE}, many small rounds on one block per multiprocessor (a cheaper barrier); at or above, few large rounds on every resident block"
+                ),
+            });
+        }
+    }
+}
+
+/// The kernels that `block` launches, each with whether a loop repeats the launch.
+fn launches(host: &Body, block: &Block, repeated: bool) -> Vec<(KernelId, bool)> {
+    let mut out = Vec::new();
+    for &s in block {
+        let kind = &host.stmts[s].kind;
+        if let StmtKind::Launch(l) = kind {
+            out.push((l.kernel, repeated));
+        }
+        let inner = repeated || matches!(kind, StmtKind::Loop(_));
+        for b in visit::child_blocks(kind) {
+            out.extend(launches(host, b, inner));
+        }
+    }
+    out
+}
+
+/// One block per `BLOCK` items where a kernel retries (`Retry`: a conflict; `Respawn` is a
+/// continuation).
+fn choose_grid(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
+    let conflicts = |k: &Kernel| {
+        visit::block_any(
+            &k.body,
+            &k.body.block,
+            &|s| matches!(s, StmtKind::Push(p) if p.kind == PushKind::Retry),
+        )
+    };
+    let retries: Vec<&str> = m
+        .kernels
+        .iter()
+        .filter(|(_, k)| conflicts(k))
+        .map(|(_, k)| k.name.as_str())
+        .collect();
+    if retries.is_empty() {
+        return;
+    }
+    config.grid = LaunchGrid::Items;
+    choices.push(Choice {
+        flag: "--grid items".to_string(),
+        why: format!(
+            "{} {}: a block whose items conflict holds its multiprocessor; with a block per {} items the hardware hands the others on",
+            retries.join(", "),
+            if retries.len() == 1 { "retries" } else { "retry" },
+            config.block_size
+        ),
+    });
+}
