@@ -756,11 +756,72 @@ path = "gap"
                 "exactly one of path, rmat, grid",
             ),
             (("runs = 3", "runs = 3\nrusn = 4"), "unknown field `rusn`"),
+            (
+                ("runs = 3", "runs = 3\ndefault_set = \"O2\""),
+                "default_set = \"O2\": no set is named so",
+            ),
+            (
+                (
+                    "rmat = { scale = 10 }",
+                    "star = { leaves = 4 }\npath_graph = { nodes = 3 }",
+                ),
+                "exactly one of path, rmat, grid",
+            ),
         ] {
             let text = SUITE.replacen(edit.0, edit.1, 1);
             let err = Suite::parse(&text).unwrap_err();
             assert!(err.contains(message), "{message}: {err}");
         }
+    }
+
+    #[test]
+    fn generated_shapes_and_rmat_parameters_read() {
+        let text = SUITE
+            .replacen("rmat = { scale = 10 }", "rmat = { scale = 10, a = 0.45, b = 0.15, c = 0.15 }", 1)
+            .replacen(
+                "[[set]]",
+                "[[graph]]\nname = \"s\"\nstar = { leaves = 9 }\n[[graph]]\nname = \"p\"\npath_graph = { nodes = 5 }\n[[graph]]\nname = \"c\"\ncomponents = { count = 3, size = 4 }\n[[set]]",
+                1,
+            );
+        let s = Suite::parse(&text).unwrap();
+        assert_eq!(s.graphs[1].rmat.unwrap().a, Some(0.45));
+        assert_eq!(s.graphs[2].star, Some(StarSpec { leaves: 9 }));
+        assert_eq!(s.graphs[3].path_graph, Some(PathSpec { nodes: 5 }));
+        assert_eq!(
+            s.graphs[4].components,
+            Some(ComponentsSpec {
+                count: 3,
+                size: 4,
+                seed: 1
+            })
+        );
+    }
+
+    #[test]
+    fn the_levels_table_compares_the_default_with_the_best_sets() {
+        let r = report(&[
+            ("g1", "O0", ok(&[10.0])),
+            ("g1", "default", ok(&[2.0])),
+            ("g1", "x", ok(&[1.0])),
+            ("g2", "O0", ok(&[10.0])),
+            ("g2", "default", ok(&[1.0])),
+            ("g2", "x", ok(&[4.0])),
+            ("g2", "y", ok(&[0.5])),
+        ]);
+        let family = |_: &str| None;
+        let t = levels_table(&r, "default", &family).unwrap();
+        // Best single: default (geomean sqrt(2)) over x (2); y ran on g2 only.
+        assert!(
+            t.contains("bfs: default = default, baseline = O0, best single = default"),
+            "{t}"
+        );
+        assert!(t.contains("2.00x  x"), "{t}");
+        assert!(t.contains("2.00x  y"), "{t}");
+        assert!(
+            t.contains("default / best per graph: 2.00x geometric mean, 2.00x worst"),
+            "{t}"
+        );
+        assert!(levels_table(&r, "nope", &family).is_none());
     }
 
     fn report(rows: &[(&str, &str, Outcome)]) -> BenchReport {

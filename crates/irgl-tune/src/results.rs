@@ -17,9 +17,34 @@ pub enum Outcome {
     Timeout { limit_s: f64 },
     /// It did not run to the end: the exit status or the error.
     Failed { why: String },
+    /// Racing (`irglc tune --race`) stopped it at `limit_s` seconds, `margin` times the whole
+    /// run of the fastest variant so far on the graph (`best_s`): clearly slower, not
+    /// measured further.
+    Raced {
+        limit_s: f64,
+        best_s: f64,
+        margin: f64,
+    },
 }
 
 impl Outcome {
+    /// One line for reports: `ok, 5 runs`, `WRONG, ...`, `stopped after 60 s`, ...
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Ok { times_ms } => format!("ok, {} runs", times_ms.len()),
+            Outcome::Wrong { why } => format!("WRONG, {why}"),
+            Outcome::Timeout { limit_s } => format!("stopped after {limit_s} s"),
+            Outcome::Failed { why } => format!("failed, {why}"),
+            Outcome::Raced {
+                limit_s,
+                best_s,
+                margin,
+            } => format!(
+                "raced out: stopped after {limit_s:.2} s, {margin}x the fastest variant so far ({best_s:.2} s)"
+            ),
+        }
+    }
+
     /// Whether the outcome is one a run can give: a correct run has one time or more, each
     /// finite and not negative. A record read from a file (the measurement cache, a bench
     /// report) that is not is corrupt.
@@ -34,7 +59,9 @@ impl Outcome {
                     None => Ok(()),
                 }
             }
-            Outcome::Timeout { limit_s } if !(limit_s.is_finite() && *limit_s > 0.0) => {
+            Outcome::Timeout { limit_s } | Outcome::Raced { limit_s, .. }
+                if !(limit_s.is_finite() && *limit_s > 0.0) =>
+            {
                 Err(format!("a time limit of {limit_s} s"))
             }
             _ => Ok(()),
@@ -208,6 +235,7 @@ pub fn to_csv(ms: &[Measurement], check: &str) -> String {
             Outcome::Wrong { why } => ("wrong", 0, why.clone()),
             Outcome::Timeout { limit_s } => ("timeout", 0, format!("limit {limit_s} s")),
             Outcome::Failed { why } => ("failed", 0, why.clone()),
+            Outcome::Raced { .. } => ("raced", 0, m.outcome.describe()),
         };
         let median = m.median_ms().map(|t| format!("{t}")).unwrap_or_default();
         out.push_str(&format!(

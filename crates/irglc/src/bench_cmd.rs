@@ -761,6 +761,7 @@ fn progress_line(r: &BenchRecord) -> String {
         (Outcome::Wrong { why }, _) => format!("WRONG, {why}"),
         (Outcome::Timeout { limit_s }, _) => format!("stopped after {limit_s} s"),
         (Outcome::Failed { why }, _) => format!("failed, {why}"),
+        (Outcome::Raced { .. }, _) => r.outcome.describe(),
         (Outcome::Ok { .. }, None) => "no times".to_string(),
     };
     let kernels: Vec<String> = r

@@ -50,6 +50,12 @@ pub struct TuneArgs {
     /// and reported as timed out.
     #[arg(long, default_value_t = 120.0, value_name = "SECONDS")]
     pub timeout: f64,
+    /// Racing: stop a variant once its run on a graph (loading and all its runs) takes this
+    /// many times as long as the fastest variant's so far on that graph, and report it as
+    /// raced out, not measured further (0: measure every variant to its end). Runs of under a
+    /// second are never stopped early.
+    #[arg(long, default_value_t = 3.0, value_name = "MARGIN")]
+    pub race: f64,
     /// The CPU reference that checks the outputs (bfs, sssp, cc, pr, tc, mis, mst,
     /// traverse; default: the one the program is named after, as sssp for sssp-nf; a mesh
     /// program named dmr is checked by its refined mesh), or `none`: time the variants
@@ -168,6 +174,13 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         say!("error: --timeout {e}");
         Failure::User
     })?;
+    if !(args.race == 0.0 || (args.race >= 1.0 && args.race.is_finite())) {
+        say!(
+            "error: --race {}: a margin of 1 or more (times the fastest variant so far), or 0 to measure every variant to its end",
+            args.race
+        );
+        return Err(Failure::User);
+    }
     let arch = if args.build || measure {
         Some(crate::build_cmd::arch(&args.arch)?)
     } else {
@@ -674,6 +687,8 @@ fn measure_batch(
     // The names as a prefix, not in the template: a graph may be named `a{b}`.
     bar.set_prefix(format!("{} on {}", t.program, t.name));
     let mut out = Vec::with_capacity(batch.len());
+    // The whole run (loading included) of the fastest correct variant measured so far.
+    let mut fastest: Option<Duration> = None;
     for (&g, exe) in batch.iter().zip(exes) {
         let name = &vs[groups[g].members[0]].name;
         bar.set_message(name.clone());
@@ -694,7 +709,10 @@ fn measure_batch(
                         o
                     }
                     None => {
-                        let o = run_and_check(args, t, name, exe);
+                        let (o, took) = run_and_check(args, t, name, exe, fastest);
+                        if matches!(o, Outcome::Ok { .. }) {
+                            fastest = Some(fastest.map_or(took, |f| f.min(took)));
+                        }
                         write_stored(&stored, &t.check, &o);
                         o
                     }
@@ -711,8 +729,16 @@ fn measure_batch(
     out
 }
 
-/// Runs one executable on the target's graph and checks its output.
-fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Outcome {
+/// Runs one executable on the target's graph and checks its output; also returns how long
+/// the run took. With racing, the run is stopped at `--race` times `fastest` (at least a
+/// second), the whole run of the fastest variant so far.
+fn run_and_check(
+    args: &TuneArgs,
+    t: &Target<'_>,
+    name: &str,
+    exe: &Path,
+    fastest: Option<Duration>,
+) -> (Outcome, Duration) {
     // `outputs/VARIANT.GRAPH.out` (and `.mesh` for a mesh program's refined mesh).
     let base = t.out_dir.join("outputs").join(format!("{name}.{}", t.name));
     let output = irgl_files::names::with_added_extension(&base, "out");
@@ -724,15 +750,31 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
             mesh_output.display().to_string(),
         ],
     };
+    let limit = irgl_tune::check_timeout(args.timeout).unwrap_or(Duration::MAX);
+    let race = fastest
+        .filter(|_| args.race > 0.0)
+        .map(|f| f.mul_f64(args.race).max(Duration::from_secs(1)))
+        .filter(|&r| r < limit);
     let spec = RunSpec {
         exe,
         graph: &t.graph,
         output: &output,
         repeat: args.runs,
-        timeout: irgl_tune::check_timeout(args.timeout).unwrap_or(Duration::MAX),
+        timeout: race.unwrap_or(limit),
         args: &mesh_args,
     };
-    match (run_variant(&spec), &t.reference) {
+    let start = std::time::Instant::now();
+    let ran = run_variant(&spec);
+    let took = start.elapsed();
+    let ran = match (ran, race, fastest) {
+        (Err(Outcome::Timeout { limit_s }), Some(_), Some(f)) => Err(Outcome::Raced {
+            limit_s,
+            best_s: f.as_secs_f64(),
+            margin: args.race,
+        }),
+        (other, _, _) => other,
+    };
+    let outcome = match (ran, &t.reference) {
         (Ok(r), Reference::Graph { family, verifier }) => {
             check(*family, verifier, &output, r.times_ms)
         }
@@ -748,7 +790,8 @@ fn run_and_check(args: &TuneArgs, t: &Target<'_>, name: &str, exe: &Path) -> Out
             times_ms: r.times_ms,
         },
         (Err(o), _) => o,
-    }
+    };
+    (outcome, took)
 }
 
 /// The outcome of a mesh program's run that ended well: its times if the mesh it wrote is a
@@ -799,12 +842,7 @@ pub(crate) fn check(
 }
 
 fn describe(o: &Outcome) -> String {
-    match o {
-        Outcome::Ok { times_ms } => format!("ok, {} runs", times_ms.len()),
-        Outcome::Wrong { why } => format!("WRONG, {why}"),
-        Outcome::Timeout { limit_s } => format!("stopped after {limit_s} s"),
-        Outcome::Failed { why } => format!("failed, {why}"),
-    }
+    o.describe()
 }
 
 /// The report: per graph the ten fastest correct variants with their speedup over the

@@ -835,3 +835,48 @@ fn the_default_level_is_o2_and_its_header_rebuilds_the_same_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn racing_stops_variants_clearly_slower_than_the_fastest_so_far() {
+    let dir = scratch("tune-race");
+    fake_nvcc_of_programs(&dir.join("nvcc"));
+    let graph = path_graph(&dir);
+    // The outlined variants take 5 s against the others' instant runs: with a limit of 30 s
+    // they are stopped at the one-second floor of racing, reported and never ranked.
+    let start = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
+        .args(["tune", "programs/bfs.irgl", "--arch", "sm_90"])
+        .args([
+            "--schedules",
+            "serial,tb,wp,fg",
+            "--outline-grids",
+            "resident",
+        ])
+        .args(["--runs", "3", "--timeout", "30", "--jobs", "2", "--graph"])
+        .arg(&graph)
+        .arg("--out")
+        .arg(dir.join("results"))
+        .current_dir(workspace())
+        .env("IRGLC_CACHE", dir.join("cache"))
+        .env("IRGLC_NVCC", dir.join("nvcc"))
+        .output()
+        .expect("irglc runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "outline on path: raced out: stopped after 1.00 s, 3x the fastest variant so far"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(25),
+        "raced variants cost a second each, not five"
+    );
+    let csv = std::fs::read_to_string(dir.join("results").join("results.csv")).unwrap();
+    assert!(csv.contains("\noutline,path,raced,,0,"), "{csv}");
+    // A margin below 1 would stop variants faster than the fastest: refused.
+    let out = tune_with_stand_ins(&dir, &graph, &["--race", "0.5"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--race 0.5: a margin of 1 or more"));
+}
