@@ -467,6 +467,11 @@ fn path_graph(dir: &Path) -> PathBuf {
 /// schedules, outlining on the resident grid, three runs, half a second each, results in
 /// `dir/results`, and `extra` flags.
 fn tune_with_stand_ins(dir: &Path, graph: &Path, extra: &[&str]) -> Output {
+    tune_with_stand_ins_limited(dir, graph, "0.5", extra)
+}
+
+/// [`tune_with_stand_ins`] with another time limit per variant and graph.
+fn tune_with_stand_ins_limited(dir: &Path, graph: &Path, timeout: &str, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_irglc"))
         .args(["tune", "programs/bfs.irgl", "--arch", "sm_90"])
         .args([
@@ -475,7 +480,7 @@ fn tune_with_stand_ins(dir: &Path, graph: &Path, extra: &[&str]) -> Output {
             "--outline-grids",
             "resident",
         ])
-        .args(["--runs", "3", "--timeout", "0.5", "--graph"])
+        .args(["--runs", "3", "--timeout", timeout, "--graph"])
         .arg(graph)
         .arg("--out")
         .arg(dir.join("results"))
@@ -844,23 +849,7 @@ fn racing_stops_variants_clearly_slower_than_the_fastest_so_far() {
     // The outlined variants take 5 s against the others' instant runs: with a limit of 30 s
     // they are stopped at the one-second floor of racing, reported and never ranked.
     let start = std::time::Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
-        .args(["tune", "programs/bfs.irgl", "--arch", "sm_90"])
-        .args([
-            "--schedules",
-            "serial,tb,wp,fg",
-            "--outline-grids",
-            "resident",
-        ])
-        .args(["--runs", "3", "--timeout", "30", "--jobs", "2", "--graph"])
-        .arg(&graph)
-        .arg("--out")
-        .arg(dir.join("results"))
-        .current_dir(workspace())
-        .env("IRGLC_CACHE", dir.join("cache"))
-        .env("IRGLC_NVCC", dir.join("nvcc"))
-        .output()
-        .expect("irglc runs");
+    let out = tune_with_stand_ins_limited(&dir, &graph, "30", &["--jobs", "2"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(
