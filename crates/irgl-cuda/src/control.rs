@@ -236,6 +236,11 @@ pub(crate) fn device_fn_name(k: &Kernel) -> String {
     format!("irgl_dev_{}", cpp(&k.name))
 }
 
+/// Whether `c` calls serial versions of kernels on some graphs.
+fn has_serial_versions(m: &Module, c: &Control) -> bool {
+    c.kernels.iter().any(|&k| m.kernels[k].serial_of.is_some())
+}
+
 /// Whether `c` calls an asynchronous kernel (then it takes the task queue).
 fn control_is_asynchronous(m: &Module, c: &Control) -> bool {
     c.kernels
@@ -263,6 +268,10 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     s.line("uint32_t bad_initial; // an Initial item out of range: bad_item");
     s.line("uint32_t bad_item;");
     s.line("uint32_t flags[2];    // the words of the reduction flag (irgl::RoundFlag), zero");
+    let versions = has_serial_versions(m, c);
+    if versions {
+        s.line("uint32_t serial_inner;  // 1: call the serial versions (Host::serial_inner)");
+    }
     s.close("};");
 
     let graph = cpp(&m.graph.name);
@@ -276,6 +285,9 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
         hoist: None,
     });
     e.w.line("const bool irgl_leader = blockIdx.x == 0 && threadIdx.x == 0;");
+    if versions {
+        e.w.line("const bool irgl_serial_inner = irgl_state->serial_inner != 0u;");
+    }
     let uses_worklists = c
         .kernels
         .iter()
@@ -493,7 +505,15 @@ impl Emitter<'_> {
                 let effects = launch_hazards(&facts);
                 self.need(effects.reads, effects.writes);
                 let call = format!("{}({});", device_fn_name(k), args.join(", "));
-                if facts.has_forall || facts.cooperative {
+                if let Some(v) = k.serial_version {
+                    let serial = format!("{}({});", device_fn_name(&m.kernels[v]), args.join(", "));
+                    self.w.open("if (irgl_serial_inner) {");
+                    self.w.line(serial);
+                    self.w.close("} else {");
+                    self.w.level_up();
+                    self.w.line(call);
+                    self.w.close("}");
+                } else if facts.has_forall || facts.cooperative {
                     self.w.line(call);
                 } else {
                     // A kernel without a ForAll (or a grid barrier) runs on one thread.
@@ -638,6 +658,10 @@ impl Emitter<'_> {
                 cpp(&body.locals[l].name),
                 self.x.local(l)
             ));
+        }
+        if has_serial_versions(m, c) {
+            self.w
+                .line("irgl_s.serial_inner = h.serial_inner ? 1u : 0u;");
         }
         self.w
             .line(format!("irgl::DeviceArray<{state}> irgl_sd(1);"));

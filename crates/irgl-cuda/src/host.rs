@@ -11,8 +11,9 @@ use crate::names::cpp;
 use crate::stmt::Emitter;
 use crate::writer::Writer;
 
-/// `launch_k`: one launch of the kernel over the current input worklist.
-pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
+/// `launch_k`: one launch of the kernel over the current input worklist. Its messages name
+/// the kernel `shown` (a serial version's, its kernel).
+pub(crate) fn launcher(k: &Kernel, shown: &str, launch: &LaunchConfig) -> String {
     let facts = k.facts();
     let name = cpp(&k.name);
     let mut sig = vec!["Host& h".to_string()];
@@ -92,8 +93,7 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
     if facts.cooperative {
         w.line(format!(
             // All resident blocks (0), no dynamic shared memory, the default stream.
-            "irgl::launch_cooperative(\"{}\", {name}, 0, BLOCK, 0, 0, {args});",
-            k.name
+            "irgl::launch_cooperative(\"{shown}\", {name}, 0, BLOCK, 0, 0, {args});"
         ));
     } else if facts.asynchronous {
         // A fixed grid whose blocks claim the work as it appears (no residency needed).
@@ -130,18 +130,18 @@ pub(crate) fn launcher(k: &Kernel, launch: &LaunchConfig) -> String {
         w.line(format!("{name}<<<1, 1>>>({args});"));
     }
     w.line("h.times.end();");
-    w.line(format!("IRGL_CHECK_LAUNCH(\"{}\");", k.name));
+    w.line(format!("IRGL_CHECK_LAUNCH(\"{shown}\");"));
     if facts.uses_worklist {
-        w.line(format!("h.wl.check_overflow(\"{}\");", k.name));
+        w.line(format!("h.wl.check_overflow(\"{shown}\");"));
     }
     if facts.asynchronous {
-        w.line(format!("h.queue.check_overflow(\"{}\");", k.name));
+        w.line(format!("h.queue.check_overflow(\"{shown}\");"));
     }
     if facts.grows_mesh {
-        w.line(format!("h.dm.check_overflow(\"{}\");", k.name));
+        w.line(format!("h.dm.check_overflow(\"{shown}\");"));
     }
     if facts.indexes_arrays || (launch.check_indices && facts.indexes_props) {
-        w.line(format!("check_device_error(\"{}\");", k.name));
+        w.line(format!("check_device_error(\"{shown}\");"));
     }
     w.close("}");
     w.finish().trim_end().to_string()
@@ -170,8 +170,22 @@ impl Emitter<'_> {
                         note = "  // with backoff";
                     }
                 }
-                self.w
-                    .line(format!("launch_{}(h{args});{note}", cpp(&k.name)));
+                match k.serial_version {
+                    Some(v) => {
+                        let version = &self.m().kernels[v];
+                        self.w.open("if (h.serial_inner) {");
+                        self.w
+                            .line(format!("launch_{}(h{args});{note}", cpp(&version.name)));
+                        self.w.close("} else {");
+                        self.w.level_up();
+                        self.w
+                            .line(format!("launch_{}(h{args});{note}", cpp(&k.name)));
+                        self.w.close("}");
+                    }
+                    None => self
+                        .w
+                        .line(format!("launch_{}(h{args});{note}", cpp(&k.name))),
+                }
             }
             StmtKind::WorklistClear => self.w.line("h.wl.clear();"),
             StmtKind::WorklistInit(Initial::List(items)) => {

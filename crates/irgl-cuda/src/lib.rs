@@ -163,6 +163,10 @@ struct ProgramTemplate {
     has_arrays: bool,
     /// Some kernel uses `g.edge_of(k)`: the transpose carries out-edge ids.
     in_edge_ids: bool,
+    /// Some kernel has a serial version ([`Kernel::serial_version`]), chosen by this rule.
+    serial_versions: bool,
+    serial_below_degree: u32,
+    serial_efficiency: u32,
 }
 
 /// Whether some kernel asks for an in-edge's out-edge id (`g.edge_of(k)`).
@@ -224,6 +228,9 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         in_edges_shared: m.graph.in_edges && m.graph.symmetric && !uses_edge_of(m),
         has_arrays: false,
         in_edge_ids: m.graph.in_edges && uses_edge_of(m),
+        serial_versions: m.kernels.iter().any(|(_, k)| k.serial_version.is_some()),
+        serial_below_degree: m.launch.serial_rule.map_or(0, |r| r.below_degree),
+        serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),
     };
     for c in &m.consts {
         t.consts.push(Decl {
@@ -286,8 +293,15 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             controls.push(c);
         }
     });
-    let from_host = host_launches(&m.host, &m.host.block);
+    let mut from_host = host_launches(&m.host, &m.host.block);
+    let versions: Vec<KernelId> = from_host
+        .iter()
+        .filter_map(|&k| m.kernels[k].serial_version)
+        .collect();
+    from_host.extend(versions);
     for (id, k) in m.kernels.iter() {
+        // Messages name the kernel of the source (a serial version's, its kernel).
+        let shown = &m.kernels[k.serial_of.unwrap_or(id)].name;
         let graph = device::graph_param(k).unwrap_or(&m.graph.name);
         let coherent = device::coherent_props(k);
         let facts = k.facts();
@@ -308,7 +322,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
                     ),
                     what: format!(
                         "index out of range of the {owner} `{}` in kernel `{}`",
-                        p.name, k.name
+                        p.name, shown
                     ),
                 });
             }
@@ -321,7 +335,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
                     code: format!("0x{:x}u", expr::array_error_code(id.index(), l)),
                     what: format!(
                         "index out of range of the local array `{}` ({len} elements) in kernel `{}`",
-                        local.name, k.name
+                        local.name, shown
                     ),
                 });
             }
@@ -352,7 +366,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             },
             body: e.w.finish(),
             launcher: if launched {
-                host::launcher(k, &m.launch)
+                host::launcher(k, shown, &m.launch)
             } else {
                 String::new()
             },

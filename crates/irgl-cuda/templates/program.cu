@@ -112,6 +112,9 @@ struct Host {
   uint32_t sm_count = 1;  // the grid of asynchronous launches is counted in multiprocessors
 {%- endif %}
   uint64_t iterations = 0;
+{%- if serial_versions %}
+  bool serial_inner = false;  // launch the kernels' serial versions (--inner-loops)
+{%- endif %}
 
 {%- if mesh %}
   // Each refinement adds one vertex and at least two triangle slots.
@@ -319,7 +322,17 @@ static int run(int argc, char** argv) {
 {%- endif %}
   args.add<bool>("kernel-times", false, "also time each kernel's launches (events around each; the record's `kernels`, medians over the runs)");
   args.add<uint64_t>("repeat", 1, "run the program this many times from the same start; time_ms is the median, outputs come from the last run");
+{%- if serial_versions %}
+  args.add<std::string>("inner-loops", "auto", "the kernels' nested loops: auto (serial on graphs of mean degree below {{ serial_below_degree }} and warp efficiency at least {{ serial_efficiency }}%, else scheduled), serial or scheduled");
+{%- endif %}
   args.parse(argc, argv);
+{%- if serial_versions %}
+  const std::string inner_loops_arg = args.get<std::string>("inner-loops");
+  if (inner_loops_arg != "auto" && inner_loops_arg != "serial" && inner_loops_arg != "scheduled") {
+    std::fprintf(stderr, "error: --inner-loops %s: auto, serial or scheduled\n", inner_loops_arg.c_str());
+    return 1;
+  }
+{%- endif %}
 {%- for p in params %}
   h_params.{{ p.name }} = static_cast<{{ p.ty }}>(args.get<{{ p.flag_ty }}>("{{ p.flag }}"));
 {%- endfor %}
@@ -378,6 +391,15 @@ static int run(int argc, char** argv) {
 {%- endif %}
 {%- if has_arrays %}
   allocate_arrays(h);
+{%- endif %}
+{%- if serial_versions %}
+  // Serial versions of the kernels with scheduled nested loops, or the scheduled ones.
+  std::string inner_loops = inner_loops_arg + " (--inner-loops)";
+  if (inner_loops_arg == "auto") {
+    h.serial_inner = irgl::serial_inner_loops(h.hg, {{ serial_below_degree }}u, {{ serial_efficiency }}u, inner_loops);
+  } else {
+    h.serial_inner = inner_loops_arg == "serial";
+  }
 {%- endif %}
   {
     int device = 0, sms = 0, per_sm = 0;
@@ -454,6 +476,9 @@ static int run(int argc, char** argv) {
   record.options_json = args.options_json();
   record.device = irgl::device_name();
   record.kernels = irgl::median_kernel_times(kernel_times);
+{%- if serial_versions %}
+  record.inner_loops = inner_loops;
+{%- endif %}
   irgl::print_run_record(record);
   return 0;
 }

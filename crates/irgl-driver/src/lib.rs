@@ -56,6 +56,7 @@ fn config_may_do_nothing(config: &OptConfig) -> bool {
     config.asynchronous == irgl_opt::KernelSet::All
         || config.outline == irgl_opt::OutlineConfig::Outer
         || config.aggregate.default != irgl_opt::AggregateLevel::None
+        || config.adapt.on
 }
 
 /// Warnings for the options of [`config_may_do_nothing`] that changed nothing in `m` (the
@@ -119,6 +120,20 @@ fn options_without_effect(lowered: &Module, m: &Module, config: &OptConfig) -> V
                 .with_note("no kernel pushes to a worklist or adds to an integer global"),
             );
         }
+    }
+    if config.adapt.on && m.kernels.iter().all(|(_, k)| k.serial_version.is_none()) {
+        let why = if m.graph.mesh {
+            "a mesh program: the rule measures a graph's degrees"
+        } else {
+            "a serial version is made of a kernel whose nested loops are scheduled, in ForAlls over the nodes, and whose scheduled loops neither push nor loop until a break"
+        };
+        out.push(
+            Diagnostic::warning(
+                "W0504",
+                "--adapt on: no kernel gets a serial version; the program is compiled with one version of each",
+            )
+            .with_note(why),
+        );
     }
     out
 }
@@ -242,6 +257,7 @@ pub fn optimize(
     m.launch.async_local = config.async_local;
     m.launch.check_indices = config.check_indices;
     m.launch.grid = config.grid;
+    m.launch.serial_rule = config.adapt.serial_rule().filter(|_| !m.graph.mesh);
 
     let t = Instant::now();
     irgl_opt::run_asynchronously(m, config)?;

@@ -168,3 +168,118 @@ fn short_constant_loops_stay_serial_and_flags_override_the_choices() {
         OptConfig::from_args(&["--nested", "eb"])
     );
 }
+
+#[test]
+fn serial_versions_go_to_node_sweeps_whose_edge_loops_cost_alike() {
+    let color = program("programs/color.irgl");
+    let (c, chosen) = resolve(&color, &[]).unwrap();
+    assert!(c.adapt.on);
+    assert!(flags(&chosen).contains(&"--adapt on"));
+    assert!(
+        chosen
+            .render()
+            .contains("`rank`, `choose`, `settle` also get a version")
+    );
+    let compiled = common::compile("programs/color.irgl", &c);
+    let versions: Vec<&str> = compiled
+        .module
+        .kernels
+        .iter()
+        .filter(|(_, k)| k.serial_of.is_some())
+        .map(|(_, k)| k.name.as_str())
+        .collect();
+    assert_eq!(versions, ["rank_serial", "choose_serial", "settle_serial"]);
+    let cuda = &compiled.cuda;
+    assert!(cuda.contains("irgl::serial_inner_loops(h.hg, 5u, 50u, inner_loops)"));
+    assert!(cuda.contains("args.add<std::string>(\"inner-loops\", \"auto\""));
+    assert!(
+        cuda.contains("if (irgl_serial_inner) {\n") && cuda.contains("irgl_dev_settle_serial("),
+        "the control kernel calls either version"
+    );
+    // A worklist's items come in no node order (bfs); a retry loop per edge (cc's hooking)
+    // and a push per edge (traverse) make the edges' costs differ: one version each.
+    for rel in [
+        "programs/bfs.irgl",
+        "programs/cc.irgl",
+        "programs/traverse.irgl",
+    ] {
+        let (c, chosen) = resolve(&program(rel), &[]).unwrap();
+        assert!(!c.adapt.on, "{rel}");
+        assert!(!flags(&chosen).contains(&"--adapt on"), "{rel}");
+        let compiled = common::compile(
+            rel,
+            &OptConfig {
+                adapt: irgl_opt::AdaptConfig::on(),
+                ..c
+            },
+        );
+        assert!(!compiled.cuda.contains("serial_inner"), "{rel}");
+        assert!(
+            compiled.warnings.iter().any(|w| w.code == "W0504"),
+            "{rel}: --adapt on without a version says so"
+        );
+    }
+    // --adapt off gives the static program; the thresholds reach the program's rule.
+    let (c, _) = resolve(&color, &["--adapt", "off"]).unwrap();
+    assert!(
+        !common::compile("programs/color.irgl", &c)
+            .cuda
+            .contains("rank_serial")
+    );
+    let (c, _) = resolve(
+        &color,
+        &["--serial-below-degree", "8", "--serial-efficiency", "70"],
+    )
+    .unwrap();
+    assert!(
+        c.canonical()
+            .contains("--adapt on --serial-below-degree 8 --serial-efficiency 70")
+    );
+    let cuda = common::compile("programs/color.irgl", &c).cuda;
+    assert!(cuda.contains("irgl::serial_inner_loops(h.hg, 8u, 70u, inner_loops)"));
+    // Thresholds without adaptation, and out of range, are refused with the flag.
+    for (words, says) in [
+        (
+            &["-O0", "--serial-efficiency", "70"][..],
+            "applies only with --adapt on",
+        ),
+        (
+            &["--serial-efficiency", "101"][..],
+            "in percent from 0 to 100",
+        ),
+        (
+            &["--serial-below-degree", "0"][..],
+            "--serial-below-degree 0",
+        ),
+    ] {
+        let e = match resolve(&color, words) {
+            Err(e) => e,
+            Ok((c, _)) => c.validate().unwrap_err().join("\n"),
+        };
+        assert!(e.contains(says), "{words:?}: {e}");
+    }
+}
+
+#[test]
+fn the_verifier_checks_serial_versions() {
+    let (c, _) = resolve(&program("programs/tc.irgl"), &[]).unwrap();
+    let m = common::compile("programs/tc.irgl", &c).module;
+    assert!(irgl_ir::verify(&m).is_ok());
+    let (k, version) = m
+        .kernels
+        .iter()
+        .find_map(|(id, k)| k.serial_version.map(|v| (id, v)))
+        .expect("tc has a serial version");
+    let mut broken = m.clone();
+    broken.kernels[version].serial_of = None;
+    assert!(format!("{:?}", irgl_ir::verify(&broken)).contains("is not marked as one"));
+    let mut broken = m.clone();
+    broken.launch.serial_rule = None;
+    assert!(format!("{:?}", irgl_ir::verify(&broken)).contains("no rule for choosing it"));
+    let mut broken = m.clone();
+    broken.kernels[version].body = broken.kernels[k].body.clone();
+    assert!(
+        format!("{:?}", irgl_ir::verify(&broken)).contains("block-scheduled nested loop"),
+        "a version with the scheduled body"
+    );
+}

@@ -37,6 +37,11 @@ pub struct GraphStats {
     pub degree_max: u64,
     pub degree_mean: f64,
     pub degree_median: f64,
+    /// The share of a warp's lanes that do useful work when each thread walks one node's
+    /// edges alone, nodes taken 32 at a time in order: edges / (32 x the sum over each 32
+    /// consecutive nodes of their largest degree); 1 for equal degrees, near 0 with hubs.
+    /// The generated programs measure the same at load to choose a serial inner loop.
+    pub warp_efficiency: f64,
     pub isolated_nodes: u64,
     /// Connected components of the undirected view.
     pub components: u64,
@@ -103,12 +108,33 @@ pub fn describe(g: &Csr, seed: u64) -> GraphStats {
             g.num_edges() as f64 / f64::from(g.n)
         },
         degree_median: median,
+        warp_efficiency: warp_efficiency(g),
         isolated_nodes: (0..undirected.n)
             .filter(|&v| undirected.degree(v) == 0)
             .count() as u64,
         components,
         diameter_estimate: estimate_diameter(&undirected, seed),
         memory_bytes: g.memory_bytes(),
+    }
+}
+
+/// Lanes of a warp.
+pub const WARP: u32 = 32;
+
+/// [`GraphStats::warp_efficiency`]: 1 for a graph without edges.
+pub fn warp_efficiency(g: &Csr) -> f64 {
+    let mut lanes = 0u64;
+    let mut start = 0u32;
+    while start < g.n {
+        let end = start.saturating_add(WARP).min(g.n);
+        let widest = (start..end).map(|v| g.degree(v)).max().unwrap_or(0);
+        lanes += u64::from(WARP) * widest;
+        start = end;
+    }
+    if lanes == 0 {
+        1.0
+    } else {
+        g.num_edges() as f64 / lanes as f64
     }
 }
 
@@ -158,6 +184,24 @@ mod tests {
         assert!(s.symmetric && s.sorted);
         assert_eq!((s.degree_min, s.degree_max, s.components), (2, 4, 1));
         assert_eq!(s.diameter_estimate, 4 + 6);
+        // Two warps: nodes 0-31 (widest 4) and 32-34 (widest 3): 116 / (32 * (4 + 3)).
+        assert!((s.warp_efficiency - 116.0 / 224.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn warp_efficiency_falls_with_a_hub() {
+        let mut l = EdgeList::new(64, false);
+        for v in 1..64 {
+            l.push(0, v, 0);
+            l.push(v, 0, 0);
+        }
+        // Warp 0: the hub (63 edges) and 31 leaves; warp 1: 32 leaves of degree 1.
+        let g = Csr::from_edge_list(l);
+        assert!((warp_efficiency(&g) - 126.0 / (32.0 * 64.0)).abs() < 1e-12);
+        assert_eq!(
+            warp_efficiency(&Csr::from_edge_list(EdgeList::new(3, false))),
+            1.0
+        );
     }
 
     #[test]

@@ -111,9 +111,17 @@ pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> S
         ),
         None => String::new(),
     };
+    let version = match (k.serial_version, k.serial_of) {
+        (Some(v), _) => match m.launch.serial_rule {
+            Some(rule) => format!(" serial version {v} (on graphs of {rule})"),
+            None => format!(" serial version {v}"),
+        },
+        (None, Some(of)) => format!(" serial version of {of}"),
+        (None, None) => String::new(),
+    };
     let _ = writeln!(
         out,
-        "kernel {id} {}({}){shared}{asynchronous}{backoff} {{",
+        "kernel {id} {}({}){shared}{asynchronous}{backoff}{version} {{",
         k.name,
         params.join(", ")
     );

@@ -85,6 +85,9 @@ pub struct LaunchConfig {
     pub grid: LaunchGrid,
     /// Every index of a property element in kernels is checked (`--check-indices`).
     pub check_indices: bool,
+    /// Kernels with scheduled nested loops get a serial version, run on the graphs this
+    /// rule chooses (`--adapt`); `None`: one version.
+    pub serial_rule: Option<SerialRule>,
 }
 
 /// The grid of a host launch of a kernel whose outer `ForAll` is plain. A uniform outer loop
@@ -203,6 +206,59 @@ pub struct Kernel {
     /// each thread processes (`irgl_chunk`); its launches marked [`Launch::backoff`] choose it
     /// by this, the others pass 1.
     pub backoff: Option<Backoff>,
+    /// A copy of this kernel whose nested loops all run serially (`schedule_nested_loops`
+    /// with a [`LaunchConfig::serial_rule`]): the program launches it instead of this one
+    /// on graphs the rule finds of low, even degree.
+    pub serial_version: Option<KernelId>,
+    /// This kernel is the serial version of that one: it is launched where that one is, and
+    /// messages name that one.
+    pub serial_of: Option<KernelId>,
+}
+
+impl Kernel {
+    /// A kernel with this name, span, parameters and body, before any pass.
+    pub fn new(name: String, span: Span, params: Vec<KernelParam>, body: Body) -> Kernel {
+        Kernel {
+            name,
+            span,
+            params,
+            body,
+            shared_bytes: 0,
+            asynchronous: None,
+            backoff: None,
+            serial_version: None,
+            serial_of: None,
+        }
+    }
+}
+
+/// When a program runs the serial versions of its kernels ([`Kernel::serial_version`]),
+/// decided once from the graph it loads: the graph's mean degree (edges per node) is below
+/// `below_degree`, and one thread per node walking its edges keeps at least `efficiency`
+/// percent of a warp's lanes busy (the edges over 32 times the sum of the largest degree of
+/// every 32 consecutive nodes, `irglc graph info`'s warp efficiency). There the schedulers'
+/// inspection, barriers and shared-memory traffic cost more than the imbalance they remove.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SerialRule {
+    pub below_degree: u32,
+    pub efficiency: u32,
+}
+
+impl SerialRule {
+    pub const DEFAULT: SerialRule = SerialRule {
+        below_degree: 5,
+        efficiency: 50,
+    };
+}
+
+impl std::fmt::Display for SerialRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "mean degree below {} and warp efficiency at least {}%",
+            self.below_degree, self.efficiency
+        )
+    }
 }
 
 /// How a kernel's launches with backoff hand out items (retry backoff): items close
@@ -819,7 +875,8 @@ pub struct Control {
     pub inputs: Vec<LocalId>,
     /// Those of `inputs` it assigns: copied back out.
     pub outputs: Vec<LocalId>,
-    /// The kernels it launches, each once, in order.
+    /// The kernels it launches, each once, in order, then their serial versions
+    /// ([`Kernel::serial_version`]).
     pub kernels: Vec<KernelId>,
     /// How many blocks the control kernel runs on (at most what can be resident).
     pub grid: GridSize,

@@ -145,6 +145,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             async_local: false,
             grid: LaunchGrid::Resident,
             check_indices: false,
+            serial_rule: None,
         },
     }
 }
@@ -172,15 +173,7 @@ impl ModuleCx<'_> {
         }
         let block = b.block(&decl.body);
         b.body.block = block;
-        Kernel {
-            name: k.name.clone(),
-            span: k.span,
-            params,
-            body: b.body,
-            shared_bytes: 0,
-            asynchronous: None,
-            backoff: None,
-        }
+        Kernel::new(k.name.clone(), k.span, params, b.body)
     }
 
     fn kernel_info(&self, name: &str) -> (KernelId, &KernelInfo) {

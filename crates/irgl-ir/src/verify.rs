@@ -40,7 +40,7 @@ pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
             message: format!("block size {b} is not a multiple of 32 in 32..=1024"),
         });
     }
-    for (_, k) in module.kernels.iter() {
+    for (id, k) in module.kernels.iter() {
         let mut v = Verifier::new(module, &k.body, Side::Device, format!("kernel {}", k.name));
         for p in &k.params {
             if let KernelParam::Scalar(l) = p {
@@ -59,6 +59,7 @@ pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
         if let Some(b) = k.backoff {
             errors.extend(backoff_kernel(k, b));
         }
+        errors.extend(serial_version(module, id, k));
     }
     let mut v = Verifier::new(module, &module.host, Side::Host, "main".into());
     v.run();
@@ -123,6 +124,76 @@ fn backoff_kernel(k: &Kernel, b: Backoff) -> Vec<VerifyError> {
         && !(1..=1024).contains(&n)
     {
         errors.push(error(format!("retry backoff with a chunk of {n} items")));
+    }
+    errors
+}
+
+/// A kernel and its serial version point at each other, take the same parameters, are
+/// launched alike (asynchrony, backoff), and the version schedules no nested loop; the
+/// program has a rule for choosing it.
+fn serial_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
+    let error = |message: String| VerifyError {
+        body: format!("kernel {}", k.name),
+        stmt: None,
+        message,
+    };
+    let mut errors = Vec::new();
+    if let Some(v) = k.serial_version {
+        match m.kernels.get(v) {
+            None => errors.push(error(format!("its serial version {v} is no kernel"))),
+            Some(version) => {
+                if version.serial_version.is_some() || version.serial_of.is_none() {
+                    errors.push(error(format!(
+                        "its serial version {} is not marked as one",
+                        version.name
+                    )));
+                }
+                let types = |k: &Kernel| -> Vec<Option<Ty>> {
+                    k.params
+                        .iter()
+                        .map(|p| match p {
+                            KernelParam::Graph(_) => None,
+                            KernelParam::Scalar(l) => k.body.locals.get(*l).map(|l| l.ty),
+                        })
+                        .collect()
+                };
+                if types(k) != types(version)
+                    || k.asynchronous != version.asynchronous
+                    || k.backoff != version.backoff
+                {
+                    errors.push(error(format!(
+                        "its serial version {} takes other parameters or is launched otherwise",
+                        version.name
+                    )));
+                }
+            }
+        }
+        if m.launch.serial_rule.is_none() {
+            errors.push(error(
+                "it has a serial version, but the program has no rule for choosing it".into(),
+            ));
+        }
+    }
+    if let Some(of) = k.serial_of {
+        if m.kernels.get(of).and_then(|o| o.serial_version) != Some(id) {
+            errors.push(error(format!(
+                "the serial version of {of}, which does not name it as its version"
+            )));
+        }
+        let scheduled = visit::block_any(&k.body, &k.body.block, &|s| {
+            matches!(
+                s,
+                StmtKind::ForAll(ForAll {
+                    schedule: Schedule::Block(_),
+                    ..
+                })
+            )
+        });
+        if scheduled {
+            errors.push(error(
+                "a serial version with a block-scheduled nested loop".into(),
+            ));
+        }
     }
     errors
 }
@@ -610,6 +681,11 @@ impl<'a> Verifier<'a> {
                         launched.push(l.kernel);
                     }
                 });
+                let versions: Vec<KernelId> = launched
+                    .iter()
+                    .filter_map(|&k| self.module.kernels.get(k).and_then(|k| k.serial_version))
+                    .collect();
+                launched.extend(versions);
                 if launched != c.kernels {
                     self.err(format!(
                         "{} calls {:?}, but its body launches {launched:?}",

@@ -63,7 +63,17 @@ use crate::schedule_nested_loops::make_uniform;
 pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
     let mut used: BTreeSet<&str> = BTreeSet::new();
     let globals: Vec<Ty> = m.globals.iter().map(|g| g.ty).collect();
-    for (_, kernel) in m.kernels.iter_mut() {
+    // A serial version's sites are its kernel's: they are named, and aggregated, alike.
+    let site_kernel: Vec<String> = m
+        .kernels
+        .iter()
+        .map(|(_, k)| match k.serial_of {
+            Some(of) => m.kernels[of].name.clone(),
+            None => k.name.clone(),
+        })
+        .collect();
+    for (id, kernel) in m.kernels.iter_mut() {
+        let site_kernel = &site_kernel[id.index()];
         let has_forall = {
             let facts = kernel.facts();
             facts.has_forall || facts.cooperative
@@ -82,10 +92,10 @@ pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Di
             None => config.aggregate.default,
         };
         let push_levels: Vec<AggregateLevel> = (0..pushes.len())
-            .map(|i| level_of(format!("{}.push{i}", kernel.name)))
+            .map(|i| level_of(format!("{site_kernel}.push{i}")))
             .collect();
         let add_levels: Vec<AggregateLevel> = (0..adds.len())
-            .map(|i| level_of(format!("{}.add{i}", kernel.name)))
+            .map(|i| level_of(format!("{site_kernel}.add{i}")))
             .collect();
         // A push asked for block whose one obstacle is a plain outer loop: that loop becomes
         // uniform (its body one phase), so that its trips are the block's.
@@ -210,6 +220,7 @@ pub fn site_names(m: &Module) -> Vec<String> {
     let globals: Vec<Ty> = m.globals.iter().map(|g| g.ty).collect();
     m.kernels
         .iter()
+        .filter(|(_, k)| k.serial_of.is_none())
         .flat_map(|(_, k)| {
             let pushes = push_sites(&k.body).len();
             let adds = add_sites(&globals, &k.body).len();

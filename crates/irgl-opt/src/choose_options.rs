@@ -38,8 +38,8 @@ use irgl_analysis::OutlineTree;
 use irgl_ir::*;
 
 use crate::aggregate_pushes::{AddSite, add_sites};
-use crate::config::{AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
-use crate::schedule_nested_loops::foralls;
+use crate::config::{AdaptConfig, AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
+use crate::schedule_nested_loops::{foralls, schedule_nested_loops};
 
 /// An optimization level (`-O0`, `-O1`, `-O2`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -173,7 +173,40 @@ fn choose_schedules(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice
             });
             config.nested.overrides.insert(at, ScheduleSpec::serial());
         }
+        let versions = serial_versions(m, config);
+        if !versions.is_empty() {
+            config.adapt = AdaptConfig::on();
+            let rule = config.adapt.serial_rule().expect("adaptation is on");
+            choices.push(Choice {
+                flag: "--adapt on".to_string(),
+                why: format!(
+                    "{} also get a version with serial nested loops, run on graphs of {rule}: there the schedulers' inspection and barriers cost more than the imbalance they remove",
+                    versions.join(", ")
+                ),
+            });
+        }
     }
+}
+
+/// The kernels that get a serial version when `config` (with its schedules) turns
+/// adaptation on: those `schedule_nested_loops` finds it pays for.
+fn serial_versions(m: &Module, config: &OptConfig) -> Vec<String> {
+    if m.graph.mesh {
+        return Vec::new();
+    }
+    let mut trial = m.clone();
+    let mut config = config.clone();
+    config.adapt = AdaptConfig::on();
+    trial.launch.serial_rule = config.adapt.serial_rule();
+    if schedule_nested_loops(&mut trial, &config).is_err() {
+        return Vec::new();
+    }
+    trial
+        .kernels
+        .iter()
+        .filter(|(_, k)| k.serial_version.is_some())
+        .map(|(_, k)| format!("`{}`", k.name))
+        .collect()
 }
 
 /// The value of an integer literal or constant.

@@ -43,6 +43,9 @@ pub struct OptConfig {
     /// arrays' indices are checked); a violation ends the program naming the kernel, the
     /// property and the index.
     pub check_indices: bool,
+    /// Run-time adaptation: versions of kernels that the generated program chooses between
+    /// from the graph it loads.
+    pub adapt: AdaptConfig,
 }
 
 impl Default for OptConfig {
@@ -60,7 +63,48 @@ impl Default for OptConfig {
             pipe_unroll: 1,
             retry_backoff: BackoffConfig::default(),
             check_indices: false,
+            adapt: AdaptConfig::default(),
         }
+    }
+}
+
+/// Run-time adaptation (`--adapt`): every kernel whose nested loops are scheduled also gets
+/// a version with serial nested loops, which the program launches instead on graphs of mean
+/// degree below `serial_below_degree` whose warp efficiency (`irglc graph info`) is at least
+/// `serial_efficiency` percent ([`irgl_ir::SerialRule`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdaptConfig {
+    pub on: bool,
+    pub serial_below_degree: u32,
+    pub serial_efficiency: u32,
+}
+
+impl Default for AdaptConfig {
+    fn default() -> Self {
+        AdaptConfig {
+            on: false,
+            serial_below_degree: irgl_ir::SerialRule::DEFAULT.below_degree,
+            serial_efficiency: irgl_ir::SerialRule::DEFAULT.efficiency,
+        }
+    }
+}
+
+impl AdaptConfig {
+    /// On, with the default thresholds.
+    pub fn on() -> Self {
+        AdaptConfig {
+            on: true,
+            ..AdaptConfig::default()
+        }
+    }
+
+    /// The rule of the serial versions, when on.
+    pub fn serial_rule(&self) -> Option<irgl_ir::SerialRule> {
+        self.on.then_some(irgl_ir::SerialRule {
+            below_degree: self.serial_below_degree,
+            efficiency: self.serial_efficiency,
+        })
     }
 }
 
@@ -502,6 +546,33 @@ impl OptConfig {
                 ));
             }
         }
+        let adapt = &self.adapt;
+        let adapt_defaults = AdaptConfig::default();
+        if adapt.serial_below_degree == 0 {
+            errors.push(
+                "--serial-below-degree 0: no graph has a mean degree below 0 (turn the versions off with --adapt off)".to_string(),
+            );
+        }
+        if adapt.serial_efficiency > 100 {
+            errors.push(format!(
+                "--serial-efficiency {}: a share of a warp's lanes, in percent from 0 to 100",
+                adapt.serial_efficiency
+            ));
+        }
+        if !adapt.on {
+            if adapt.serial_below_degree != adapt_defaults.serial_below_degree {
+                errors.push(format!(
+                    "--serial-below-degree {}: applies only with --adapt on",
+                    adapt.serial_below_degree
+                ));
+            }
+            if adapt.serial_efficiency != adapt_defaults.serial_efficiency {
+                errors.push(format!(
+                    "--serial-efficiency {}: applies only with --adapt on",
+                    adapt.serial_efficiency
+                ));
+            }
+        }
         if errors.is_empty() {
             Ok(())
         } else {
@@ -590,6 +661,19 @@ impl OptConfig {
             args.push("--check-indices".to_string());
             args.push("on".to_string());
         }
+        let adapt_defaults = AdaptConfig::default();
+        if self.adapt.on {
+            args.push("--adapt".to_string());
+            args.push("on".to_string());
+        }
+        if self.adapt.serial_below_degree != adapt_defaults.serial_below_degree {
+            args.push("--serial-below-degree".to_string());
+            args.push(self.adapt.serial_below_degree.to_string());
+        }
+        if self.adapt.serial_efficiency != adapt_defaults.serial_efficiency {
+            args.push("--serial-efficiency".to_string());
+            args.push(self.adapt.serial_efficiency.to_string());
+        }
         args
     }
 
@@ -671,6 +755,11 @@ impl OptConfig {
                 "--check-indices" => {
                     c.check_indices = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
                 }
+                "--adapt" => {
+                    c.adapt.on = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--serial-below-degree" => c.adapt.serial_below_degree = number()?,
+                "--serial-efficiency" => c.adapt.serial_efficiency = number()?,
                 "--async-grid" => {
                     c.async_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
@@ -706,6 +795,14 @@ impl OptConfig {
             }
             if !given("--async-local") {
                 c.async_local = defaults.async_local;
+            }
+        }
+        if !c.adapt.on {
+            if !given("--serial-below-degree") {
+                c.adapt.serial_below_degree = defaults.adapt.serial_below_degree;
+            }
+            if !given("--serial-efficiency") {
+                c.adapt.serial_efficiency = defaults.adapt.serial_efficiency;
             }
         }
         if c.retry_backoff.kernels == KernelSet::None {

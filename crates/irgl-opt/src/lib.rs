@@ -20,8 +20,8 @@ pub use aggregate_pushes::aggregate_pushes;
 pub use backoff_retries::backoff_retries;
 pub use choose_options::{Choice, LevelChoices, OptLevel, choose_options};
 pub use config::{
-    AggregateConfig, AggregateLevel, BackoffConfig, BackoffRounds, KernelSet, NestedConfig,
-    OptConfig, OutlineConfig, ScheduleSpec,
+    AdaptConfig, AggregateConfig, AggregateLevel, BackoffConfig, BackoffRounds, KernelSet,
+    NestedConfig, OptConfig, OutlineConfig, ScheduleSpec,
 };
 pub use outline_iterations::outline_iterations;
 pub use run_asynchronously::run_asynchronously;

@@ -454,6 +454,7 @@ fn info(args: InfoArgs) -> Result<ExitCode, GraphError> {
                 "mean": s.degree_mean,
                 "median": s.degree_median,
             },
+            "warp_efficiency": s.warp_efficiency,
             "isolated_nodes": s.isolated_nodes,
             "components": s.components,
             "diameter_estimate": s.diameter_estimate,
@@ -486,6 +487,13 @@ fn info(args: InfoArgs) -> Result<ExitCode, GraphError> {
                 format!(
                     "min {}, max {}, mean {:.2}, median {}",
                     s.degree_min, s.degree_max, s.degree_mean, s.degree_median
+                ),
+            ),
+            (
+                "warp efficiency",
+                format!(
+                    "{:.3} (lanes busy when each thread walks one node's edges, 32 nodes a warp)",
+                    s.warp_efficiency
                 ),
             ),
             ("isolated nodes", s.isolated_nodes.to_string()),

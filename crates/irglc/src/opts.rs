@@ -118,6 +118,20 @@ pub struct OptArgs {
     /// (1, the default: none; up to 8). Programs without such a Pipe are left as they are.
     #[arg(long, value_name = "K")]
     pub pipe_unroll: Option<u32>,
+    /// Run-time adaptation (on at -O1 and -O2): each kernel whose nested loops are scheduled
+    /// also gets a version with serial nested loops, which the program runs instead on graphs
+    /// of low, even degree (see --serial-below-degree and --serial-efficiency). `off` builds
+    /// one version of each kernel.
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
+    pub adapt: Option<bool>,
+    /// With --adapt: the serial versions run on graphs whose mean degree (edges per node) is
+    /// below D (default 5) ...
+    #[arg(long, value_name = "D")]
+    pub serial_below_degree: Option<u32>,
+    /// ... and whose warp efficiency, the share of a warp's lanes busy when each thread walks
+    /// one node's edges (`irglc graph info`), is at least P percent (default 50).
+    #[arg(long, value_name = "P")]
+    pub serial_efficiency: Option<u32>,
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
@@ -234,6 +248,15 @@ impl OptArgs {
         }
         if let Some(k) = self.pipe_unroll {
             flag("--pipe-unroll", k.to_string());
+        }
+        if let Some(on) = self.adapt {
+            flag("--adapt", switch(on));
+        }
+        if let Some(d) = self.serial_below_degree {
+            flag("--serial-below-degree", d.to_string());
+        }
+        if let Some(p) = self.serial_efficiency {
+            flag("--serial-efficiency", p.to_string());
         }
         out
     }

@@ -285,6 +285,34 @@ inline bool write_gr(const std::string& path, const HostGraph& g, std::string& e
   return true;
 }
 
+/// The share of a warp's lanes busy when each thread walks one node's edges alone, nodes
+/// taken 32 at a time in order: edges / (32 x the sum over each 32 consecutive nodes of their
+/// largest degree); 1 for a graph without edges. `irglc graph info` prints the same figure.
+inline double warp_efficiency(const HostGraph& g) {
+  uint64_t lanes = 0;
+  for (uint64_t start = 0; start < g.nnodes; start += 32) {
+    const uint64_t end = std::min<uint64_t>(start + 32, g.nnodes);
+    uint32_t widest = 0;
+    for (uint64_t n = start; n < end; ++n) widest = std::max(widest, g.row_start[n + 1] - g.row_start[n]);
+    lanes += 32ull * widest;
+  }
+  return lanes == 0 ? 1.0 : static_cast<double>(g.nedges) / static_cast<double>(lanes);
+}
+
+/// Whether a program with serial versions of its kernels (irglc's `--adapt`) runs them on
+/// `g`: its mean degree is below `below_degree` and its warp efficiency at least
+/// `efficiency_percent` percent. `why` gets the figures, for the run record.
+inline bool serial_inner_loops(const HostGraph& g, uint32_t below_degree, uint32_t efficiency_percent,
+                               std::string& why) {
+  const double mean = g.nnodes == 0 ? 0.0 : static_cast<double>(g.nedges) / g.nnodes;
+  const double efficiency = warp_efficiency(g);
+  const bool serial = mean < below_degree && efficiency * 100.0 >= efficiency_percent;
+  why = detail::grfmt("%s: mean degree %.2f (serial below %u), warp efficiency %.0f%% (serial from %u%%)",
+                      serial ? "serial" : "scheduled", mean, below_degree, efficiency * 100.0,
+                      efficiency_percent);
+  return serial;
+}
+
 /// Device copy of a HostGraph (RAII: freed on destruction).
 class DeviceGraph {
  public:

@@ -481,6 +481,9 @@ struct RunRecord {
   /// Per kernel (`--kernel-times`): the median over the runs of its summed time, and its
   /// launches in the last run; empty when not measured.
   std::vector<KernelTime> kernels;
+  /// Which versions of the kernels ran, and why (`serial: mean degree ...`), for programs
+  /// built with serial versions (irglc's `--adapt`); empty otherwise.
+  std::string inner_loops;
 };
 
 /// The median of `v` (the lower middle value for an even count); 0 for an empty vector.
@@ -528,6 +531,7 @@ inline std::string to_json(const RunRecord& r) {
     }
     s += "]";
   }
+  if (!r.inner_loops.empty()) s += ",\"inner_loops\":" + json_string(r.inner_loops);
   return s + "}";
 }
 
