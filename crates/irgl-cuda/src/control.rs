@@ -272,6 +272,12 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     if versions {
         s.line("uint32_t serial_inner;  // 1: call the serial versions (Host::serial_inner)");
     }
+    let calls = c.kernels.len();
+    s.line("uint32_t timed;       // 1: time each call, between grid barriers (--kernel-times)");
+    s.line(format!(
+        "unsigned long long call_ns[{calls}];  // per kernel called: the summed time of its calls"
+    ));
+    s.line(format!("uint32_t call_counts[{calls}];"));
     s.close("};");
 
     let graph = cpp(&m.graph.name);
@@ -288,6 +294,7 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     if versions {
         e.w.line("const bool irgl_serial_inner = irgl_state->serial_inner != 0u;");
     }
+    e.w.line("const bool irgl_timed = irgl_state->timed != 0u;");
     let uses_worklists = c
         .kernels
         .iter()
@@ -456,6 +463,28 @@ impl Emitter<'_> {
         self.w.close("}");
     }
 
+    /// The position of kernel `k` among the control kernel's calls.
+    fn call_index(&mut self, k: KernelId) -> usize {
+        self.ctx()
+            .calls
+            .iter()
+            .position(|&c| c == k)
+            .expect("a called kernel among the control's calls")
+    }
+
+    /// `call` (the call of the `index`-th kernel of the control), timed between grid
+    /// barriers when the program runs with `--kernel-times`.
+    fn timed_call(&mut self, call: &str, index: usize) {
+        self.w.open("{");
+        self.w
+            .line("const unsigned long long irgl_t0 = irgl::timed_call_start(irgl_timed);");
+        self.w.line(call);
+        self.w.line(format!(
+            "irgl::timed_call_end(irgl_timed, irgl_t0, &irgl_state->call_ns[{index}], &irgl_state->call_counts[{index}]);"
+        ));
+        self.w.close("}");
+    }
+
     /// An orchestration statement inside a control kernel.
     pub(crate) fn control_stmt(&mut self, s: StmtId) {
         let body = self.body();
@@ -507,17 +536,18 @@ impl Emitter<'_> {
                 let call = format!("{}({});", device_fn_name(k), args.join(", "));
                 if let Some(v) = k.serial_version {
                     let serial = format!("{}({});", device_fn_name(&m.kernels[v]), args.join(", "));
+                    let at = self.call_index(v);
                     self.w.open("if (irgl_serial_inner) {");
-                    self.w.line(serial);
+                    self.timed_call(&serial, at);
                     self.w.close("} else {");
                     self.w.level_up();
-                    self.w.line(call);
+                    self.timed_call(&call, index);
                     self.w.close("}");
                 } else if facts.has_forall || facts.cooperative {
-                    self.w.line(call);
+                    self.timed_call(&call, index);
                 } else {
                     // A kernel without a ForAll (or a grid barrier) runs on one thread.
-                    self.w.line(format!("if (irgl_leader) {call}"));
+                    self.timed_call(&format!("if (irgl_leader) {call}"), index);
                 }
                 let mut pushed: Vec<(u8, &str)> = Vec::new();
                 if facts.pushes {
@@ -663,6 +693,7 @@ impl Emitter<'_> {
             self.w
                 .line("irgl_s.serial_inner = h.serial_inner ? 1u : 0u;");
         }
+        self.w.line("irgl_s.timed = h.times.enabled ? 1u : 0u;");
         self.w
             .line(format!("irgl::DeviceArray<{state}> irgl_sd(1);"));
         self.w.line("irgl_sd.upload(&irgl_s, 1);");
@@ -694,6 +725,21 @@ impl Emitter<'_> {
                 cpp(&body.locals[l].name)
             ));
         }
+        let timed: Vec<String> = c
+            .kernels
+            .iter()
+            .map(|&k| format!("\"{} (in {kernel})\"", m.kernels[k].name))
+            .collect();
+        self.w.line(format!(
+            "static const char* const irgl_timed_names[] = {{{}}};",
+            timed.join(", ")
+        ));
+        self.w
+            .open(format!("for (size_t i = 0; i < {}; ++i) {{", timed.len()));
+        self.w.line(
+            "h.times.add(irgl_timed_names[i], static_cast<double>(irgl_s.call_ns[i]) / 1e6, irgl_s.call_counts[i]);",
+        );
+        self.w.close("}");
         self.w.line("h.iterations += irgl_s.iterations;");
         self.w.line("h.wl.permute(irgl_s.roles);");
         self.w.line(

@@ -36,6 +36,35 @@ namespace irgl {
 /// writes before it are visible to all threads of the grid after it.
 __device__ __forceinline__ void grid_sync() { cooperative_groups::this_grid().sync(); }
 
+/// The device's global clock, in nanoseconds.
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// The start of one timed call of a kernel's body inside a control kernel (`--kernel-times`):
+/// when `timed`, a grid barrier (what came before is done) and the clock; else 0. Every
+/// thread of the grid calls it alike.
+__device__ __forceinline__ unsigned long long timed_call_start(bool timed) {
+  if (!timed) return 0ull;
+  grid_sync();
+  return global_ns();
+}
+
+/// The end of a timed call begun at `start`: when `timed`, a grid barrier (the call is done
+/// in every block), then the first thread of the grid adds the time to `*ns` and one to
+/// `*calls`.
+__device__ __forceinline__ void timed_call_end(bool timed, unsigned long long start, unsigned long long* ns,
+                                               unsigned int* calls) {
+  if (!timed) return;
+  grid_sync();
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    *ns += global_ns() - start;
+    *calls += 1u;
+  }
+}
+
 namespace detail {
 /// The arrival count and generation of grid_sync_then, a cache line apart (the
 /// waiting blocks poll the generation while the others add to the count).

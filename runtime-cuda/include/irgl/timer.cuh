@@ -9,6 +9,8 @@
 //     std::vector<irgl::KernelTime> sums = kt.collect();
 // collect() waits for the launches and returns each kernel's summed time and launch count
 // (in the order of first launch), then forgets them. Disabled, begin/end do nothing.
+// add() records times measured otherwise: the calls inside a control kernel, which
+// grid.cuh's timed_call_start/timed_call_end measure on the device.
 #pragma once
 
 #include <string>
@@ -86,19 +88,36 @@ class KernelTimes {
     IRGL_CHECK(cudaEventRecord(spans_.back().stop, 0));
   }
 
+  /// Records `launches` runs of `name` (a string that outlives the run) that took `ms` in
+  /// all, measured elsewhere.
+  void add(const char* name, double ms, uint64_t launches) {
+    if (!enabled || launches == 0) return;
+    added_.push_back(KernelTime{name, ms, launches});
+  }
+
   std::vector<KernelTime> collect() {
     std::vector<KernelTime> out;
+    auto entry = [&](const std::string& name) -> KernelTime& {
+      size_t i = 0;
+      while (i < out.size() && out[i].name != name) ++i;
+      if (i == out.size()) out.push_back(KernelTime{name, 0.0, 0});
+      return out[i];
+    };
     for (const Span& s : spans_) {
       IRGL_CHECK(cudaEventSynchronize(s.stop));
       float ms = 0.f;
       IRGL_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
-      size_t i = 0;
-      while (i < out.size() && out[i].name != s.name) ++i;
-      if (i == out.size()) out.push_back(KernelTime{s.name, 0.0, 0});
-      out[i].ms += ms;
-      out[i].launches += 1;
+      KernelTime& k = entry(s.name);
+      k.ms += ms;
+      k.launches += 1;
+    }
+    for (const KernelTime& a : added_) {
+      KernelTime& k = entry(a.name);
+      k.ms += a.ms;
+      k.launches += a.launches;
     }
     spans_.clear();
+    added_.clear();
     used_ = 0;
     return out;
   }
@@ -120,6 +139,7 @@ class KernelTimes {
   }
 
   std::vector<Span> spans_;
+  std::vector<KernelTime> added_;
   std::vector<cudaEvent_t> pool_;
   size_t used_ = 0;
 };
