@@ -11,17 +11,21 @@
 //! [`search`] chooses which of them to measure: all, a seeded random sample, or a greedy
 //! walk over one dimension at a time, within a budget. [`bench`] holds benchmark suites
 //! (programs x graphs x named option sets), their records and the comparison of two runs.
+//! [`profile`] is what a tuning run saves for builds to reuse: the best variant per graph
+//! with the graph's shape, and the rule that picks one for another graph.
 //! [`rank`] turns what the runs measured into the ranking (never ranking a variant that ran
 //! wrong, failed or timed out), [`to_csv`]/[`to_json`] into the result files and [`to_svg`]
 //! into a picture of every variant's speedup per graph.
 
 pub mod bench;
 mod plot;
+pub mod profile;
 mod results;
 mod search;
 mod space;
 
 pub use plot::to_svg;
+pub use profile::{Profile, ProfileEntry, Shape};
 pub use results::{
     MAX_RUNS, MAX_TIMEOUT_S, Measurement, Outcome, Placed, Ranking, check_runs, check_timeout,
     geomean, median, rank, to_csv, to_json,

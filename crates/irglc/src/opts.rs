@@ -23,6 +23,15 @@ pub struct OptArgs {
     /// level's choices; flags given as well override it.
     #[arg(long, value_name = "FILE", conflicts_with = "level")]
     pub config: Option<PathBuf>,
+    /// Build the variant that a tuning profile (`irglc tune --save FILE`) chose: the best
+    /// single variant over its graphs, or with --profile-graph the fastest on the tuned graph
+    /// most like that one; flags given as well override it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["level", "config"])]
+    pub profile: Option<PathBuf>,
+    /// With --profile: the graph to build for (read as the program reads it; compared by
+    /// mean degree and warp efficiency).
+    #[arg(long, value_name = "GRAPH", requires = "profile")]
+    pub profile_graph: Option<PathBuf>,
     /// Threads per block of every kernel (a multiple of 32; default 256).
     #[arg(long, value_name = "N")]
     pub block_size: Option<u32>,
@@ -160,6 +169,9 @@ impl OptArgs {
         &self,
         source: irgl_driver::Source<'_>,
     ) -> Result<(OptConfig, Option<LevelChoices>), OptError> {
+        if let Some(path) = &self.profile {
+            return self.resolve_profile(source, path);
+        }
         let (mut config, choices): (OptConfig, Option<LevelChoices>) = match &self.config {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|e| {
@@ -183,6 +195,56 @@ impl OptArgs {
             .apply_args(&self.flags())
             .map_err(OptError::Options)?;
         Ok((config, choices))
+    }
+
+    /// The options of a tuning profile's variant for this program (and `--profile-graph`),
+    /// then the flags.
+    fn resolve_profile(
+        &self,
+        source: irgl_driver::Source<'_>,
+        path: &std::path::Path,
+    ) -> Result<(OptConfig, Option<LevelChoices>), OptError> {
+        let at = |e: String| OptError::Options(format!("--profile {}: {e}", path.display()));
+        let text = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
+        let profile = irgl_tune::Profile::parse(&text, &source.program_name()).map_err(at)?;
+        let shape = match &self.profile_graph {
+            None => None,
+            Some(graph) => {
+                let needs = irgl_driver::compile(source, &OptConfig::default())
+                    .map_err(OptError::Program)?
+                    .needs;
+                let unreadable = || {
+                    OptError::Options(format!(
+                        "--profile-graph {}: the graph cannot be read (above)",
+                        graph.display()
+                    ))
+                };
+                let gr =
+                    crate::build_cmd::prepare_graph(graph, &needs, 1).map_err(|_| unreadable())?;
+                let input = crate::graph_cmd::InputOptions {
+                    format: None,
+                    keep_ids: false,
+                };
+                let (csr, _) = crate::graph_cmd::load_graph(&gr, &input).map_err(|e| {
+                    say!("error: {e}");
+                    unreadable()
+                })?;
+                Some(crate::tune_cmd::shape_of(&csr))
+            }
+        };
+        let (options, why) = profile.choose(shape.as_ref()).map_err(at)?;
+        let mut words: Vec<String> = options.split_whitespace().map(str::to_string).collect();
+        words.extend(self.flags());
+        let (config, mut chosen) = irgl_driver::options_from_words(source, &words, OptLevel::O2)
+            .map_err(OptError::Program)?;
+        chosen.choices.insert(
+            0,
+            irgl_opt::Choice {
+                flag: format!("--profile {} ({options})", path.display()),
+                why,
+            },
+        );
+        Ok((config, Some(chosen)))
     }
 
     /// The flags given, as `OptConfig::apply_args` reads them.

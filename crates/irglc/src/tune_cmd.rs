@@ -75,6 +75,11 @@ pub struct TuneArgs {
     /// runs (default: tune-PROGRAM).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Also write a tuning profile to FILE: the fastest variant on each graph with the graph's
+    /// shape (mean degree, warp efficiency), and the best single variant. `irglc compile
+    /// --profile FILE [--profile-graph G]` builds from it.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
     /// The GPU architecture to build for (default: this machine's GPU).
     #[arg(long, value_name = "sm_XX")]
     pub arch: Option<String>,
@@ -180,6 +185,11 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             args.race
         );
         return Err(Failure::User);
+    }
+    if let Some(save) = &args.save {
+        let mut inputs: Vec<&Path> = vec![&args.file];
+        inputs.extend(args.graphs.iter().map(PathBuf::as_path));
+        crate::build_cmd::refuse_inputs(&[save], &inputs)?;
     }
     let arch = if args.build || measure {
         Some(crate::build_cmd::arch(&args.arch)?)
@@ -322,6 +332,13 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             Failure::User
         })?
         .needs;
+    if args.save.is_some() && needs.mesh {
+        say!(
+            "error: --save: {} refines a mesh; a profile compares graphs",
+            module.name
+        );
+        return Err(Failure::User);
+    }
     let out_dir = args
         .out
         .clone()
@@ -330,10 +347,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         say!("error: cannot create {}: {e}", out_dir.display());
         Failure::User
     })?;
-    let input = crate::graph_cmd::InputOptions {
-        format: None,
-        keep_ids: false,
-    };
+    let input = input_options();
     let mut loaded = Vec::new();
     for path in &args.graphs {
         let gr = crate::build_cmd::prepare_graph(path, &needs, args.weights_seed)?;
@@ -460,6 +474,37 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         })
     };
     write("results.json", to_json(&module.name, &check, &ms, &ranking))?;
+    if let Some(path) = &args.save {
+        let mut shapes = Vec::new();
+        for ((gr, input), t) in loaded.iter().zip(&targets) {
+            let shape = match input {
+                Input::Graph(_, csr) => shape_of(csr),
+                Input::Path => shape_of(
+                    &crate::graph_cmd::load_graph(gr, &input_options())
+                        .map_err(|e| {
+                            say!("error: {e}");
+                            Failure::User
+                        })?
+                        .0,
+                ),
+                Input::Mesh(_) => unreachable!("--save with a mesh program is refused first"),
+            };
+            shapes.push((t.name.clone(), shape));
+        }
+        let profile = irgl_tune::Profile::new(&module.name, &ms, &ranking, &shapes);
+        let text = serde_json::to_string_pretty(&profile).expect("a profile serializes");
+        irgl_files::write_bytes(path, format!("{text}\n").as_bytes()).map_err(|e| {
+            say!("error: cannot write {}: {e}", path.display());
+            Failure::User
+        })?;
+        say!(
+            "profile: {} ({} graphs); build from it with irglc compile {} --profile {} [--profile-graph G]",
+            path.display(),
+            profile.graphs.len(),
+            args.file.display(),
+            path.display()
+        );
+    }
     write("results.csv", to_csv(&ms, &check))?;
     write("speedups.svg", to_svg(&module.name, &ranking))?;
     say!(
@@ -473,6 +518,29 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
         return Err(Failure::User);
     }
     Ok(())
+}
+
+/// How a prepared graph file is read (a `.gr`, as the programs read it).
+fn input_options() -> crate::graph_cmd::InputOptions {
+    crate::graph_cmd::InputOptions {
+        format: None,
+        keep_ids: false,
+    }
+}
+
+/// The figures of a graph that a tuning profile compares.
+pub(crate) fn shape_of(g: &irgl_graph::Csr) -> irgl_tune::Shape {
+    let edges = g.num_edges();
+    irgl_tune::Shape {
+        nodes: u64::from(g.n),
+        edges,
+        mean_degree: if g.n == 0 {
+            0.0
+        } else {
+            edges as f64 / f64::from(g.n)
+        },
+        warp_efficiency: irgl_graph::stats::warp_efficiency(g),
+    }
 }
 
 /// How a tuning run checks the outputs of its runs.

@@ -869,3 +869,105 @@ fn racing_stops_variants_clearly_slower_than_the_fastest_so_far() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--race 0.5: a margin of 1 or more"));
 }
+
+#[test]
+fn tune_saves_a_profile_that_compile_builds_from() {
+    let dir = scratch("tune-profile");
+    fake_nvcc_of_programs(&dir.join("nvcc"));
+    let graph = path_graph(&dir);
+    let profile = dir.join("bfs.profile.json");
+    let profile_arg = profile.to_str().unwrap();
+    let out = tune_with_stand_ins(&dir, &graph, &["--save", profile_arg]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("profile: "), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&profile).unwrap()).unwrap();
+    assert_eq!(json["program"], "bfs");
+    assert_eq!(json["graphs"][0]["graph"], "path");
+    assert_eq!(json["graphs"][0]["variant"], "fg");
+    assert_eq!(json["graphs"][0]["shape"]["nodes"], 3);
+    let efficiency = json["graphs"][0]["shape"]["warp_efficiency"]
+        .as_f64()
+        .unwrap();
+    assert!(efficiency > 0.0 && efficiency <= 1.0, "{json}");
+    assert_eq!(json["best_single"], "-O0 --block-size 256 --nested fg");
+    // Built from the profile: its best single variant, or the one of the nearest graph.
+    let cu = dir.join("bfs.cu");
+    let cu_arg = cu.to_str().unwrap();
+    let graph_arg = graph.to_str().unwrap();
+    for extra in [&[][..], &["--profile-graph", graph_arg][..]] {
+        let mut args = vec![
+            "compile",
+            "programs/bfs.irgl",
+            "--profile",
+            profile_arg,
+            "-o",
+            cu_arg,
+        ];
+        args.extend(extra);
+        let out = irglc(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&cu).unwrap();
+        assert!(
+            text.contains("// Options: -O0 --block-size 256 --nested fg\n"),
+            "{extra:?}: {}",
+            text.lines().take(5).collect::<Vec<_>>().join("\n")
+        );
+    }
+    // A flag beside the profile overrides it; a profile of another program, a level beside
+    // it and a missing file are refused.
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "--profile",
+        profile_arg,
+        "--block-size",
+        "128",
+        "-o",
+        cu_arg,
+    ]);
+    assert!(out.status.success());
+    assert!(
+        std::fs::read_to_string(&cu)
+            .unwrap()
+            .contains("--block-size 128 --nested fg")
+    );
+    let out = irglc(&[
+        "compile",
+        "programs/sssp-nf.irgl",
+        "--profile",
+        profile_arg,
+        "-o",
+        cu_arg,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("a profile of `bfs`, not of `sssp-nf`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "-O2",
+        "--profile",
+        profile_arg,
+    ]);
+    assert!(!out.status.success());
+    let missing = dir.join("none.json");
+    let out = irglc(&[
+        "compile",
+        "programs/bfs.irgl",
+        "--profile",
+        missing.to_str().unwrap(),
+        "-o",
+        cu_arg,
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--profile "));
+}
