@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -258,6 +259,52 @@ TEST(transpose) {
   EXPECT((irgl::transpose(empty, true).start == std::vector<uint32_t>{0}));
 }
 
+/// Warp efficiency (the figure irglc graph info prints, and the rule of the serial versions
+/// reads): a 5 x 7 grid, two warps of widest degree 4 and 3; a hub of 63 leaves sharing the
+/// first warp with 31 of them; a graph without edges.
+TEST(warp_efficiency_and_the_serial_rule) {
+  irgl::HostGraph grid;
+  grid.nnodes = 35;
+  grid.row_start.push_back(0);
+  for (uint32_t r = 0; r < 5; ++r) {
+    for (uint32_t c = 0; c < 7; ++c) {
+      const uint32_t n = r * 7 + c;
+      if (r > 0) grid.edge_dst.push_back(n - 7);
+      if (c > 0) grid.edge_dst.push_back(n - 1);
+      if (c < 6) grid.edge_dst.push_back(n + 1);
+      if (r < 4) grid.edge_dst.push_back(n + 7);
+      grid.row_start.push_back(static_cast<uint32_t>(grid.edge_dst.size()));
+    }
+  }
+  grid.nedges = static_cast<uint32_t>(grid.edge_dst.size());
+  EXPECT(grid.nedges == 116u);
+  EXPECT(std::fabs(irgl::warp_efficiency(grid) - 116.0 / 224.0) < 1e-12);
+  std::string why;
+  EXPECT(irgl::serial_inner_loops(grid, 5, 50, why));  // mean 3.3, efficiency 52%
+  EXPECT(why.rfind("serial: mean degree 3.31", 0) == 0);
+  EXPECT(!irgl::serial_inner_loops(grid, 3, 50, why));
+  EXPECT(!irgl::serial_inner_loops(grid, 5, 60, why));
+  EXPECT(why.rfind("scheduled: ", 0) == 0);
+
+  irgl::HostGraph hub;
+  hub.nnodes = 64;
+  hub.row_start.push_back(0);
+  for (uint32_t v = 1; v < 64; ++v) hub.edge_dst.push_back(v);
+  hub.row_start.push_back(63);
+  for (uint32_t v = 1; v < 64; ++v) {
+    hub.edge_dst.push_back(0);
+    hub.row_start.push_back(static_cast<uint32_t>(hub.edge_dst.size()));
+  }
+  hub.nedges = 126;
+  EXPECT(std::fabs(irgl::warp_efficiency(hub) - 126.0 / (32.0 * 64.0)) < 1e-12);
+  EXPECT(!irgl::serial_inner_loops(hub, 5, 50, why));
+
+  irgl::HostGraph empty;
+  empty.nnodes = 3;
+  empty.row_start = {0, 0, 0, 0};
+  EXPECT(irgl::warp_efficiency(empty) == 1.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -276,5 +323,6 @@ int main(int argc, char** argv) {
   RUN(load_gr_exits);
   RUN(device_view);
   RUN(transpose);
+  RUN(warp_efficiency_and_the_serial_rule);
   return irgl_test::finish();
 }
