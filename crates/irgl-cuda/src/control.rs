@@ -725,20 +725,14 @@ impl Emitter<'_> {
                 cpp(&body.locals[l].name)
             ));
         }
-        let timed: Vec<String> = c
-            .kernels
-            .iter()
-            .map(|&k| format!("\"{} (in {kernel})\"", m.kernels[k].name))
-            .collect();
-        self.w.line(format!(
-            "static const char* const irgl_timed_names[] = {{{}}};",
-            timed.join(", ")
+        // The calls' times (--kernel-times), under their kernels' names.
+        self.w.open(format!(
+            "for (size_t i = 0; i < {}; ++i) {{",
+            c.kernels.len()
         ));
-        self.w
-            .open(format!("for (size_t i = 0; i < {}; ++i) {{", timed.len()));
-        self.w.line(
-            "h.times.add(irgl_timed_names[i], static_cast<double>(irgl_s.call_ns[i]) / 1e6, irgl_s.call_counts[i]);",
-        );
+        self.w.line(format!(
+            "h.times.add(std::string(irgl_calls[i]) + \" (in {kernel})\", static_cast<double>(irgl_s.call_ns[i]) / 1e6, irgl_s.call_counts[i]);"
+        ));
         self.w.close("}");
         self.w.line("h.iterations += irgl_s.iterations;");
         self.w.line("h.wl.permute(irgl_s.roles);");

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -88,11 +89,10 @@ class KernelTimes {
     IRGL_CHECK(cudaEventRecord(spans_.back().stop, 0));
   }
 
-  /// Records `launches` runs of `name` (a string that outlives the run) that took `ms` in
-  /// all, measured elsewhere.
-  void add(const char* name, double ms, uint64_t launches) {
+  /// Records `launches` runs of `name` that took `ms` in all, measured elsewhere.
+  void add(std::string name, double ms, uint64_t launches) {
     if (!enabled || launches == 0) return;
-    added_.push_back(KernelTime{name, ms, launches});
+    added_.push_back(KernelTime{std::move(name), ms, launches});
   }
 
   std::vector<KernelTime> collect() {
