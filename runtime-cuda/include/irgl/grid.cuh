@@ -1,7 +1,8 @@
 // irgl/grid.cuh -- the grid-wide barrier behind SyncRunningThreads and
 // outlined control kernels.
 //
-// Device: irgl::grid_sync() -- cooperative_groups::this_grid().sync().
+// Device: irgl::grid_sync() -- a grid barrier on cooperative groups' arrival, with a wait
+//         that leaves the L1 caches alone (see below).
 //         irgl::grid_sync_then(action) -- a grid barrier whose last arriving thread
 //         runs action() before it releases the others (one thread, once; what it
 //         writes is visible to every thread after the barrier).
@@ -34,7 +35,41 @@ namespace irgl {
 
 /// Grid-wide barrier (see the preconditions above). Also a memory fence:
 /// writes before it are visible to all threads of the grid after it.
+///
+/// The arrival is cooperative groups' (`barrier_arrive`: a block barrier, then one release
+/// atomic per block on the driver's barrier word; the last arrival flips the word's top bit).
+/// The wait is not theirs. `barrier_wait` polls the word with acquire loads, and an acquire at
+/// GPU scope invalidates the L1 cache of the polling block's multiprocessor at every poll: a
+/// block still working in a round (a hub's edges) loses its L1 to the blocks waiting beside it.
+/// Here the first thread polls with relaxed loads, sleeping 32 ns after the first poll and
+/// twice as long after each later one up to 256 ns (1,056 blocks polling without a pause crowd
+/// the word's L2 slice and slow every load that maps there), and acquires once, when the
+/// barrier is released. Measured on an H200 (docs/optimizations.md, *The grid barrier*):
+/// mis on cnr-2000 outlined 0.91 ms against 1.57 with `this_grid().sync()`, pr-pull on road-FLA
+/// level. Define IRGL_GRID_SYNC_COOPERATIVE_GROUPS for `this_grid().sync()` (comparisons).
+#if defined(IRGL_GRID_SYNC_COOPERATIVE_GROUPS)
 __device__ __forceinline__ void grid_sync() { cooperative_groups::this_grid().sync(); }
+#else
+__device__ __forceinline__ void grid_sync() {
+  const unsigned int before = cooperative_groups::this_grid().barrier_arrive();
+  if (threadIdx.x == 0) {
+    // The word barrier_arrive added to (the driver's grid workspace, as barrier_wait reads it).
+    unsigned int* word = &cooperative_groups::details::get_grid_workspace()->barrier;
+    unsigned int now;
+    unsigned int pause_ns = 32;
+    while (true) {
+      asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
+      if (((before ^ now) & 0x80000000u) != 0u) break;
+      __nanosleep(pause_ns);
+      if (pause_ns < 256u) pause_ns *= 2u;
+    }
+    // Every block's release atomic precedes the flip: this acquire orders what they wrote
+    // before what this block reads after the barrier below.
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
+  }
+  __syncthreads();
+}
+#endif
 
 /// The device's global clock, in nanoseconds.
 __device__ __forceinline__ unsigned long long global_ns() {
