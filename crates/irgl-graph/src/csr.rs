@@ -245,20 +245,37 @@ impl Csr {
             .sum()
     }
 
-    /// Whether `u -> v` exists. Uses binary search when `u`'s neighbours are sorted.
+    /// Whether `u -> v` exists, in any order of `u`'s neighbours: O(degree of `u`). Where the
+    /// neighbours are known to be sorted, [`Csr::has_edge_sorted`] is O(log degree).
     pub fn has_edge(&self, u: u32, v: u32) -> bool {
-        let nb = self.neighbours(u);
-        if nb.is_sorted() {
-            nb.binary_search(&v).is_ok()
-        } else {
-            nb.contains(&v)
-        }
+        self.neighbours(u).contains(&v)
+    }
+
+    /// Whether `u -> v` exists, by binary search: `u`'s neighbours must be sorted (as after
+    /// [`Csr::sort_neighbours`]; else the answer may be wrong). Checking the order here would
+    /// cost O(degree) a call, quadratic in a hub's degree over its neighbours' calls.
+    pub fn has_edge_sorted(&self, u: u32, v: u32) -> bool {
+        self.neighbours(u).binary_search(&v).is_ok()
     }
 
     /// Whether for every edge `u -> v` there is an edge `v -> u` (structure only, not weights).
-    /// Expects sorted neighbours for speed; correct either way.
+    /// O(m log d) on sorted neighbours; otherwise on a sorted copy of the structure.
     pub fn is_symmetric(&self) -> bool {
-        (0..self.n).all(|u| self.neighbours(u).iter().all(|&v| self.has_edge(v, u)))
+        if !self.is_sorted() {
+            let mut copy = Csr {
+                n: self.n,
+                offsets: self.offsets.clone(),
+                dst: self.dst.clone(),
+                weights: None,
+            };
+            copy.sort_neighbours();
+            return copy.is_symmetric();
+        }
+        (0..self.n).all(|u| {
+            self.neighbours(u)
+                .iter()
+                .all(|&v| self.has_edge_sorted(v, u))
+        })
     }
 
     /// The graph taken as undirected and simple: both directions of every edge, self-loops

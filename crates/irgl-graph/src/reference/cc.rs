@@ -22,6 +22,20 @@ pub fn components_union_find(g: &Csr) -> Vec<u32> {
     canonical(&uf.into_labeling())
 }
 
+/// [`components_union_find`] for a symmetric graph (every edge has its reverse, as in
+/// [`Csr::undirected_simple`]): each edge is united once, from its smaller end.
+pub fn components_union_find_symmetric(g: &Csr) -> Vec<u32> {
+    let mut uf = UnionFind::<u32>::new(g.n as usize);
+    for u in 0..g.n {
+        for &v in g.neighbours(u) {
+            if u < v {
+                uf.union(u, v);
+            }
+        }
+    }
+    canonical(&uf.into_labeling())
+}
+
 /// Component labels (smallest node id in the component) by BFS over the undirected view.
 pub fn components_bfs(g: &Csr) -> Vec<u32> {
     let u = g.undirected_simple();
