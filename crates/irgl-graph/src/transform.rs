@@ -6,7 +6,7 @@
 //! `(seed, min(u, v), max(u, v))`, so both directions of an undirected edge get the same weight
 //! and the same seed always gives the same graph.
 
-use crate::csr::{Csr, EdgeList};
+use crate::csr::Csr;
 
 /// Lowest weight [`add_weights`] produces.
 pub const MIN_WEIGHT: u32 = 1;
@@ -120,26 +120,7 @@ pub fn dedup_sorted(g: &mut Csr) {
 /// The union of `g` and its reverse, sorted, with parallel edges merged (keeping the smallest
 /// weight, so both directions of an edge end up with the same weight). A self-loop stays one edge.
 pub fn symmetrize(g: &Csr) -> Csr {
-    let mut list = EdgeList::new(g.n, g.weights.is_some());
-    let m = g.dst.len() * 2;
-    list.src.reserve(m);
-    list.dst.reserve(m);
-    if let Some(w) = &mut list.weights {
-        w.reserve(m);
-    }
-    for u in 0..g.n {
-        for e in g.edge_range(u) {
-            let v = g.dst[e];
-            let w = g.weights.as_ref().map_or(0, |w| w[e]);
-            list.push(u, v, w);
-            if u != v {
-                list.push(v, u, w);
-            }
-        }
-    }
-    let mut out = Csr::from_edge_list(list);
-    dedup_sorted(&mut out);
-    out
+    g.union_with_reverse(true)
 }
 
 /// The weight [`add_weights`] gives the undirected edge `{u, v}` for `seed`.
@@ -173,6 +154,7 @@ pub(crate) fn splitmix64(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::csr::EdgeList;
 
     fn graph(n: u32, edges: &[(u32, u32)]) -> Csr {
         Csr::from_pairs(n, edges)
