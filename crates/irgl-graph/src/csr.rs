@@ -8,6 +8,10 @@
 
 use std::ops::Range;
 
+use rayon::prelude::*;
+
+use crate::par;
+
 /// A directed graph in CSR form, with optional `u32` edge weights.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Csr {
@@ -98,27 +102,8 @@ impl Csr {
             weights,
         } = list;
         assert!(src.len() == dst.len(), "edge list arrays differ in length");
-        let m = src.len();
-        let mut offsets = vec![0u64; n as usize + 1];
-        for &u in &src {
-            offsets[u as usize + 1] += 1;
-        }
-        for i in 0..n as usize {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut next: Vec<u64> = offsets[..n as usize].to_vec();
-        let mut out_dst = vec![0u32; m];
-        let mut out_w = weights.as_ref().map(|_| vec![0u32; m]);
-        for i in 0..m {
-            let u = src[i] as usize;
-            let pos = next[u] as usize;
-            next[u] += 1;
-            out_dst[pos] = dst[i];
-            if let (Some(ow), Some(w)) = (&mut out_w, &weights) {
-                ow[pos] = w[i];
-            }
-        }
-        drop((src, dst, weights, next));
+        let (offsets, out_dst, out_w) = counting_sort(n as usize, &src, |i| dst[i], &weights);
+        drop((src, dst, weights));
         let mut csr = Csr {
             n,
             offsets,
@@ -157,11 +142,18 @@ impl Csr {
 
     /// Source node of every edge, in CSR order.
     pub fn sources(&self) -> Vec<u32> {
-        let mut src = Vec::with_capacity(self.dst.len());
-        for v in 0..self.n {
-            let d = self.degree(v) as usize;
-            src.extend(std::iter::repeat_n(v, d));
-        }
+        let mut src = vec![0u32; self.dst.len()];
+        let ranges = par::edge_ranges(&self.offsets);
+        par::split_by_ranges(&mut src, &self.offsets, &ranges)
+            .into_par_iter()
+            .zip(&ranges)
+            .for_each(|(part, r)| {
+                let base = self.offsets[r.start];
+                for v in r.clone() {
+                    let (a, b) = (self.offsets[v] - base, self.offsets[v + 1] - base);
+                    part[a as usize..b as usize].fill(v as u32);
+                }
+            });
         src
     }
 
@@ -211,45 +203,63 @@ impl Csr {
 
     /// Whether every node's neighbours are sorted by destination.
     pub fn is_sorted(&self) -> bool {
-        (0..self.n).all(|v| self.neighbours(v).is_sorted())
+        (0..self.n)
+            .into_par_iter()
+            .with_min_len(1 << 12)
+            .all(|v| self.neighbours(v).is_sorted())
     }
 
-    /// Sorts each node's neighbours by destination, then weight.
+    /// Sorts each node's neighbours by destination, then weight (node ranges in parallel).
     pub fn sort_neighbours(&mut self) {
-        let mut scratch: Vec<u64> = Vec::new();
-        for v in 0..self.n {
-            let r = self.edge_range(v);
-            match &mut self.weights {
-                None => {
-                    let d = &mut self.dst[r];
+        let ranges = par::edge_ranges(&self.offsets);
+        let offsets = &self.offsets;
+        let lists = |r: &std::ops::Range<usize>| {
+            let base = offsets[r.start];
+            r.clone()
+                .map(move |v| (offsets[v] - base) as usize..(offsets[v + 1] - base) as usize)
+        };
+        let dst_parts = par::split_by_ranges(&mut self.dst, offsets, &ranges);
+        match &mut self.weights {
+            None => dst_parts.into_par_iter().zip(&ranges).for_each(|(d, r)| {
+                for e in lists(r) {
+                    let d = &mut d[e];
                     if !d.is_sorted() {
                         d.sort_unstable();
                     }
                 }
-                Some(w) => {
-                    scratch.clear();
-                    scratch.extend(
-                        self.dst[r.clone()]
-                            .iter()
-                            .zip(&w[r.clone()])
-                            .map(|(&d, &x)| (u64::from(d) << 32) | u64::from(x)),
-                    );
-                    if scratch.is_sorted() {
-                        continue;
+            }),
+            Some(w) => dst_parts
+                .into_par_iter()
+                .zip(par::split_by_ranges(w, offsets, &ranges))
+                .zip(&ranges)
+                .for_each(|((d, w), r)| {
+                    let mut scratch: Vec<u64> = Vec::new();
+                    for e in lists(r) {
+                        scratch.clear();
+                        scratch.extend(
+                            d[e.clone()]
+                                .iter()
+                                .zip(&w[e.clone()])
+                                .map(|(&d, &x)| (u64::from(d) << 32) | u64::from(x)),
+                        );
+                        if scratch.is_sorted() {
+                            continue;
+                        }
+                        scratch.sort_unstable();
+                        for (i, &k) in scratch.iter().enumerate() {
+                            d[e.start + i] = (k >> 32) as u32;
+                            w[e.start + i] = k as u32;
+                        }
                     }
-                    scratch.sort_unstable();
-                    for (i, &k) in scratch.iter().enumerate() {
-                        self.dst[r.start + i] = (k >> 32) as u32;
-                        w[r.start + i] = k as u32;
-                    }
-                }
-            }
+                }),
         }
     }
 
     /// Number of edges `v -> v`.
     pub fn self_loops(&self) -> u64 {
         (0..self.n)
+            .into_par_iter()
+            .with_min_len(1 << 12)
             .map(|v| self.neighbours(v).iter().filter(|&&d| d == v).count() as u64)
             .sum()
     }
@@ -280,7 +290,7 @@ impl Csr {
             copy.sort_neighbours();
             return copy.is_symmetric();
         }
-        (0..self.n).all(|u| {
+        (0..self.n).into_par_iter().with_min_len(1 << 12).all(|u| {
             self.neighbours(u)
                 .iter()
                 .all(|&v| self.has_edge_sorted(v, u))
@@ -288,32 +298,13 @@ impl Csr {
     }
 
     /// The reverse graph's lists (an edge `v -> u` for every `u -> v`), by a counting sort:
-    /// each node's sources come out in increasing order, and parallel edges in the order
-    /// they are stored.
+    /// each node's sources come out in increasing order, and parallel edges in the order they
+    /// are stored.
     pub fn reverse(&self) -> Reverse {
-        let n = self.n as usize;
-        let m = self.dst.len();
-        let mut offsets = vec![0u64; n + 1];
-        for &v in &self.dst {
-            offsets[v as usize + 1] += 1;
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut next: Vec<u64> = offsets[..n].to_vec();
-        let mut src = vec![0u32; m];
-        let mut weights = self.weights.as_ref().map(|_| vec![0u32; m]);
-        for u in 0..self.n {
-            for e in self.edge_range(u) {
-                let v = self.dst[e] as usize;
-                let p = next[v] as usize;
-                next[v] += 1;
-                src[p] = u;
-                if let (Some(rw), Some(w)) = (&mut weights, &self.weights) {
-                    rw[p] = w[e];
-                }
-            }
-        }
+        let src = self.sources();
+        // Edges in CSR order, sources increasing: the stable sort keeps them so in each list.
+        let (offsets, src, weights) =
+            counting_sort(self.n as usize, &self.dst, |e| src[e], &self.weights);
         Reverse {
             offsets,
             src,
@@ -331,94 +322,90 @@ impl Csr {
     /// The union of the graph and its reverse: each node's neighbours sorted, parallel edges
     /// merged keeping the smallest weight (so both directions of an edge get the same weight),
     /// and a self-loop kept once or dropped. Linear in the edges where the neighbours are sorted
-    /// (else on a sorted copy): a counting sort gives each node's in-list already in order, and
-    /// one merge per node joins it to the out-list.
+    /// (else on a sorted copy): a counting sort gives each node's in-list in order, and one
+    /// merge per node joins it to the out-list, node ranges in parallel (one pass counts each
+    /// node's neighbours, a second writes them).
     pub fn union_with_reverse(&self, keep_self_loops: bool) -> Csr {
         if !self.is_sorted() {
             let mut copy = self.clone();
             copy.sort_neighbours();
             return copy.union_with_reverse(keep_self_loops);
         }
+        self.union_with(&self.reverse(), keep_self_loops)
+    }
+
+    /// [`Csr::union_with_reverse`] of a sorted graph whose reverse is `rev`.
+    pub(crate) fn union_with(&self, rev: &Reverse, keep_self_loops: bool) -> Csr {
         let n = self.n as usize;
-        let m = self.dst.len();
-        let Reverse {
-            offsets: in_offsets,
-            src: in_src,
-            weights: in_w,
-        } = self.reverse();
-        let weight = |ws: &Option<Vec<u32>>, e: usize| ws.as_ref().map_or(0, |w| w[e]);
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0u64);
-        // As many edges as the graph has, the size of the union of a symmetric graph; more
-        // grow the vectors, which are trimmed at the end.
-        let mut dst: Vec<u32> = Vec::with_capacity(m);
-        let mut weights: Option<Vec<u32>> = self.weights.as_ref().map(|_| Vec::with_capacity(m));
-        for u in 0..self.n {
-            let (mut i, out_end) = (
-                self.offsets[u as usize] as usize,
-                self.offsets[u as usize + 1] as usize,
+        let ranges = par::node_ranges(n, |v| self.offsets[v] + rev.offsets[v]);
+        let lists = |u: usize| {
+            let (out, inn) = (
+                self.offsets[u] as usize..self.offsets[u + 1] as usize,
+                rev.offsets[u] as usize..rev.offsets[u + 1] as usize,
             );
-            let (mut j, in_end) = (
-                in_offsets[u as usize] as usize,
-                in_offsets[u as usize + 1] as usize,
-            );
-            let first = dst.len();
-            match &mut weights {
-                // Structure only: the hot loop of `graph info` on large graphs.
-                None => {
-                    let out = &self.dst[i..out_end];
-                    let inn = &in_src[j..in_end];
-                    let (mut a, mut b, mut last) = (0, 0, None);
-                    while a < out.len() || b < inn.len() {
-                        let v = match (out.get(a), inn.get(b)) {
-                            (Some(&x), Some(&y)) if y < x => {
-                                b += 1;
-                                y
-                            }
-                            (Some(&x), _) => {
-                                a += 1;
-                                x
-                            }
-                            (None, Some(&y)) => {
-                                b += 1;
-                                y
-                            }
-                            (None, None) => break,
-                        };
-                        if (v != u || keep_self_loops) && last != Some(v) {
-                            dst.push(v);
-                        }
-                        last = Some(v);
-                    }
+            let out_w = self.weights.as_ref().map(|w| &w[out.clone()]);
+            let inn_w = rev.weights.as_ref().map(|w| &w[inn.clone()]);
+            (&self.dst[out], out_w, &rev.src[inn], inn_w)
+        };
+        let mut offsets = vec![0u64; n + 1];
+        par::split_nodes(&mut offsets[..n], &ranges)
+            .into_par_iter()
+            .zip(&ranges)
+            .for_each(|(lens, r)| {
+                for (len, u) in lens.iter_mut().zip(r.clone()) {
+                    let (out, out_w, inn, inn_w) = lists(u);
+                    merge_lists(
+                        u as u32,
+                        out,
+                        out_w,
+                        inn,
+                        inn_w,
+                        keep_self_loops,
+                        |_, _, new| *len += u64::from(new),
+                    );
                 }
-                Some(ws) => {
-                    while i < out_end || j < in_end {
-                        let (v, w) = if j == in_end || (i < out_end && self.dst[i] <= in_src[j]) {
-                            i += 1;
-                            (self.dst[i - 1], weight(&self.weights, i - 1))
-                        } else {
-                            j += 1;
-                            (in_src[j - 1], weight(&in_w, j - 1))
-                        };
-                        if v == u && !keep_self_loops {
-                            continue;
-                        }
-                        if dst.len() > first && dst.last() == Some(&v) {
-                            let kept = ws.last_mut().expect("a weight per edge");
-                            *kept = (*kept).min(w);
-                        } else {
-                            dst.push(v);
-                            ws.push(w);
-                        }
-                    }
+            });
+        par::exclusive_prefix_sums(&mut offsets);
+        let m = offsets[n] as usize;
+        let mut dst = vec![0u32; m];
+        let mut weights = self.weights.as_ref().map(|_| vec![0u32; m]);
+        let dst_parts = par::split_by_ranges(&mut dst, &offsets, &ranges);
+        let w_parts: Vec<Option<&mut [u32]>> = match &mut weights {
+            Some(w) => par::split_by_ranges(w, &offsets, &ranges)
+                .into_iter()
+                .map(Some)
+                .collect(),
+            None => ranges.iter().map(|_| None).collect(),
+        };
+        dst_parts
+            .into_par_iter()
+            .zip(w_parts)
+            .zip(&ranges)
+            .for_each(|((d, mut w), r)| {
+                let mut at = 0usize;
+                for u in r.clone() {
+                    let (out, out_w, inn, inn_w) = lists(u);
+                    merge_lists(
+                        u as u32,
+                        out,
+                        out_w,
+                        inn,
+                        inn_w,
+                        keep_self_loops,
+                        |v, x, new| {
+                            if new {
+                                d[at] = v;
+                                if let Some(w) = &mut w {
+                                    w[at] = x;
+                                }
+                                at += 1;
+                            } else if let Some(w) = &mut w {
+                                w[at - 1] = w[at - 1].min(x);
+                            }
+                        },
+                    );
                 }
-            }
-            offsets.push(dst.len() as u64);
-        }
-        dst.shrink_to_fit();
-        if let Some(ws) = &mut weights {
-            ws.shrink_to_fit();
-        }
+            });
         Csr {
             n: self.n,
             offsets,
@@ -426,6 +413,197 @@ impl Csr {
             weights,
         }
     }
+}
+
+/// Walks the merge of node `u`'s sorted out-list and in-list (with their weights, if any),
+/// calling `f(v, w, new)` for each neighbour in order, `new` false where `v` repeats the one
+/// before; self-loops are skipped unless `keep_self_loops`.
+#[inline]
+fn merge_lists(
+    u: u32,
+    out: &[u32],
+    out_w: Option<&[u32]>,
+    inn: &[u32],
+    inn_w: Option<&[u32]>,
+    keep_self_loops: bool,
+    mut f: impl FnMut(u32, u32, bool),
+) {
+    let (mut i, mut j) = (0, 0);
+    let mut last = None;
+    loop {
+        let (v, w) = if j == inn.len() || (i < out.len() && out[i] <= inn[j]) {
+            if i == out.len() {
+                break;
+            }
+            i += 1;
+            (out[i - 1], out_w.map_or(0, |w| w[i - 1]))
+        } else {
+            j += 1;
+            (inn[j - 1], inn_w.map_or(0, |w| w[j - 1]))
+        };
+        if v == u && !keep_self_loops {
+            continue;
+        }
+        f(v, w, last != Some(v));
+        last = Some(v);
+    }
+}
+
+/// A stable counting sort of edges by `keys` (one node id `< n` an edge): the offsets of each
+/// key's run, and the value `value(i)` and the weight of each edge `i` placed in its key's run,
+/// edges of one key in the order of `i`. The same result on any number of threads: in
+/// parallel, contiguous chunks of the edges are first spread over ranges of keys (each chunk
+/// writing its edges in order at its own place in each range), then each range is sorted
+/// by a counting sort of its own.
+fn counting_sort(
+    n: usize,
+    keys: &[u32],
+    value: impl Fn(usize) -> u32 + Sync,
+    weights: &Option<Vec<u32>>,
+) -> (Vec<u64>, Vec<u32>, Option<Vec<u32>>) {
+    let m = keys.len();
+    let threads = rayon::current_num_threads();
+    if threads == 1 || n == 0 || ((n + m) as u64) < par::SERIAL_BELOW {
+        return counting_sort_serial(n, keys, value, weights);
+    }
+    // Ranges of 2^shift keys, about 64 a thread; chunks of edges, 4 a thread.
+    let width = (n / (threads * 64)).max(1).next_power_of_two();
+    let shift = width.trailing_zeros();
+    let ranges = n.div_ceil(width);
+    let chunk = m.div_ceil(threads * 4).max(1);
+    let chunks: Vec<Range<usize>> = (0..m)
+        .step_by(chunk)
+        .map(|a| a..(a + chunk).min(m))
+        .collect();
+    let histograms: Vec<Vec<u64>> = chunks
+        .par_iter()
+        .map(|c| {
+            let mut h = vec![0u64; ranges];
+            for &k in &keys[c.clone()] {
+                h[(k >> shift) as usize] += 1;
+            }
+            h
+        })
+        .collect();
+    // Where each chunk's edges of each range go: ranges in order, chunks in order inside.
+    let mut cursors = vec![vec![0u64; ranges]; chunks.len()];
+    let mut range_starts = vec![0u64; ranges + 1];
+    let mut at = 0u64;
+    for r in 0..ranges {
+        range_starts[r] = at;
+        for (c, h) in histograms.iter().enumerate() {
+            cursors[c][r] = at;
+            at += h[r];
+        }
+    }
+    range_starts[ranges] = at;
+    drop(histograms);
+    let mut tmp_key = vec![0u32; m];
+    let mut tmp_value = vec![0u32; m];
+    let mut tmp_w = weights.as_ref().map(|_| vec![0u32; m]);
+    {
+        let (tk, tv) = (
+            par::Scatter::new(&mut tmp_key),
+            par::Scatter::new(&mut tmp_value),
+        );
+        let tw = tmp_w.as_mut().map(|w| par::Scatter::new(w));
+        cursors
+            .into_par_iter()
+            .zip(&chunks)
+            .for_each(|(mut cursor, c)| {
+                for i in c.clone() {
+                    let k = keys[i];
+                    let r = (k >> shift) as usize;
+                    let p = cursor[r] as usize;
+                    cursor[r] += 1;
+                    // SAFETY: the cursors of distinct chunks and ranges cover disjoint
+                    // positions, and each position is taken once.
+                    unsafe {
+                        tk.write(p, k);
+                        tv.write(p, value(i));
+                        if let (Some(tw), Some(w)) = (&tw, weights) {
+                            tw.write(p, w[i]);
+                        }
+                    }
+                }
+            });
+    }
+    // Each range: count its keys, place them, in order.
+    let key_ranges: Vec<Range<usize>> = (0..ranges)
+        .map(|r| r * width..((r + 1) * width).min(n))
+        .collect();
+    let mut offsets = vec![0u64; n + 1];
+    let mut out = vec![0u32; m];
+    let mut out_w = weights.as_ref().map(|_| vec![0u32; m]);
+    // `range_starts` as the offsets of one node a range, to split the outputs by range.
+    let each: Vec<Range<usize>> = (0..ranges).map(|r| r..r + 1).collect();
+    let w_parts: Vec<Option<&mut [u32]>> = match &mut out_w {
+        Some(w) => par::split_by_ranges(w, &range_starts, &each)
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => (0..ranges).map(|_| None).collect(),
+    };
+    par::split_nodes(&mut offsets[..n], &key_ranges)
+        .into_par_iter()
+        .zip(par::split_by_ranges(&mut out, &range_starts, &each))
+        .zip(w_parts)
+        .enumerate()
+        .for_each(|(r, ((offs, out), mut out_w))| {
+            let (start, end) = (range_starts[r] as usize, range_starts[r + 1] as usize);
+            let base = key_ranges[r].start;
+            for &k in &tmp_key[start..end] {
+                offs[k as usize - base] += 1;
+            }
+            let mut sum = 0u64;
+            for o in offs.iter_mut() {
+                let c = *o;
+                *o = sum;
+                sum += c;
+            }
+            let mut next = offs.to_vec();
+            for o in offs.iter_mut() {
+                *o += start as u64;
+            }
+            for i in start..end {
+                let slot = &mut next[tmp_key[i] as usize - base];
+                let p = *slot as usize;
+                *slot += 1;
+                out[p] = tmp_value[i];
+                if let (Some(ow), Some(tw)) = (&mut out_w, &tmp_w) {
+                    ow[p] = tw[i];
+                }
+            }
+        });
+    offsets[n] = m as u64;
+    (offsets, out, out_w)
+}
+
+/// [`counting_sort`] on one thread.
+fn counting_sort_serial(
+    n: usize,
+    keys: &[u32],
+    value: impl Fn(usize) -> u32,
+    weights: &Option<Vec<u32>>,
+) -> (Vec<u64>, Vec<u32>, Option<Vec<u32>>) {
+    let m = keys.len();
+    let mut offsets = vec![0u64; n + 1];
+    for &k in keys {
+        offsets[k as usize] += 1;
+    }
+    par::exclusive_prefix_sums(&mut offsets);
+    let mut next: Vec<u64> = offsets[..n].to_vec();
+    let mut out = vec![0u32; m];
+    let mut out_w = weights.as_ref().map(|_| vec![0u32; m]);
+    for (i, &k) in keys.iter().enumerate() {
+        let p = next[k as usize] as usize;
+        next[k as usize] += 1;
+        out[p] = value(i);
+        if let (Some(ow), Some(w)) = (&mut out_w, weights) {
+            ow[p] = w[i];
+        }
+    }
+    (offsets, out, out_w)
 }
 
 #[cfg(test)]

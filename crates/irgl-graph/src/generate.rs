@@ -16,6 +16,7 @@ use std::io::{self, Write};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 
 use crate::csr::{Csr, EdgeList};
 use crate::error::{GraphError, Result};
@@ -116,9 +117,10 @@ pub fn rmat(
     progress.finish();
     // Scramble labels with a seeded permutation.
     let perm = permutation(n as u32, seed ^ 0x5EED_5CA1_AB1E);
-    for x in src.iter_mut().chain(dst.iter_mut()) {
-        *x = perm[*x as usize];
-    }
+    src.par_iter_mut()
+        .chain(dst.par_iter_mut())
+        .with_min_len(1 << 14)
+        .for_each(|x| *x = perm[*x as usize]);
     Ok(EdgeList {
         n: n as u32,
         src,

@@ -24,6 +24,7 @@
 //! - Bad input never panics: every reader returns a [`GraphError`] naming the file, the line or
 //!   byte offset, and what was expected.
 //! - Node ids are `u32`, edge offsets `u64`, weights `u32`.
+//! - Large passes run on every core (rayon) and give the same result on any number of threads.
 //! - Conventions (weights, id remapping, PageRank, tolerances) are documented in `docs/graphs.md`.
 
 pub mod csr;
@@ -34,6 +35,7 @@ pub mod load;
 pub mod memory;
 pub mod mesh;
 pub mod output;
+mod par;
 pub mod progress;
 pub mod reference;
 pub mod stats;

@@ -6,7 +6,10 @@
 //! `(seed, min(u, v), max(u, v))`, so both directions of an undirected edge get the same weight
 //! and the same seed always gives the same graph.
 
+use rayon::prelude::*;
+
 use crate::csr::Csr;
+use crate::par;
 
 /// Lowest weight [`add_weights`] produces.
 pub const MIN_WEIGHT: u32 = 1;
@@ -71,50 +74,66 @@ pub fn apply(mut g: Csr, opts: &TransformOptions) -> (Csr, Vec<String>) {
 
 /// Removes edges `v -> v`, keeping the order of the rest.
 pub fn drop_self_loops(g: &mut Csr) {
-    retain_edges(g, |u, v| u != v);
+    retain_edges(g, |u, list, i| list[i] != u);
 }
 
-/// Keeps the edges for which `keep(src, dst)` holds, in order.
-fn retain_edges(g: &mut Csr, mut keep: impl FnMut(u32, u32) -> bool) {
-    let mut w_out = 0usize;
-    let mut start = 0u64;
-    for u in 0..g.n {
-        let end = g.offsets[u as usize + 1];
-        for e in start as usize..end as usize {
-            let v = g.dst[e];
-            if keep(u, v) {
-                g.dst[w_out] = v;
-                if let Some(w) = &mut g.weights {
-                    w[w_out] = w[e];
-                }
-                w_out += 1;
+/// Keeps the edges for which `keep(u, list, i)` holds (`list` the neighbours of `u`, `i` the
+/// edge's place in it), in order: node ranges in parallel, one pass counting what each node
+/// keeps, a second copying it.
+fn retain_edges(g: &mut Csr, keep: impl Fn(u32, &[u32], usize) -> bool + Sync) {
+    let n = g.n as usize;
+    let ranges = par::edge_ranges(&g.offsets);
+    let mut offsets = vec![0u64; n + 1];
+    par::split_nodes(&mut offsets[..n], &ranges)
+        .into_par_iter()
+        .zip(&ranges)
+        .for_each(|(kept, r)| {
+            for (k, u) in kept.iter_mut().zip(r.clone()) {
+                let list = g.neighbours(u as u32);
+                *k = (0..list.len()).filter(|&i| keep(u as u32, list, i)).count() as u64;
             }
-        }
-        start = end;
-        g.offsets[u as usize + 1] = w_out as u64;
+        });
+    par::exclusive_prefix_sums(&mut offsets);
+    if offsets[n] == g.num_edges() {
+        return;
     }
-    g.dst.truncate(w_out);
-    g.dst.shrink_to_fit();
-    if let Some(w) = &mut g.weights {
-        w.truncate(w_out);
-        w.shrink_to_fit();
-    }
+    let m = offsets[n] as usize;
+    let mut dst = vec![0u32; m];
+    let mut weights = g.weights.as_ref().map(|_| vec![0u32; m]);
+    let w_parts: Vec<Option<&mut [u32]>> = match &mut weights {
+        Some(w) => par::split_by_ranges(w, &offsets, &ranges)
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => ranges.iter().map(|_| None).collect(),
+    };
+    par::split_by_ranges(&mut dst, &offsets, &ranges)
+        .into_par_iter()
+        .zip(w_parts)
+        .zip(&ranges)
+        .for_each(|((d, mut w), r)| {
+            let mut at = 0;
+            for u in r.clone() {
+                let list = g.neighbours(u as u32);
+                let weights = g.weights_of(u as u32);
+                for i in (0..list.len()).filter(|&i| keep(u as u32, list, i)) {
+                    d[at] = list[i];
+                    if let (Some(w), Some(x)) = (&mut w, weights) {
+                        w[at] = x[i];
+                    }
+                    at += 1;
+                }
+            }
+        });
+    g.offsets = offsets;
+    g.dst = dst;
+    g.weights = weights;
 }
 
 /// Merges parallel edges of a graph whose neighbours are sorted (by destination, then weight),
 /// keeping the first, that is the smallest weight.
 pub fn dedup_sorted(g: &mut Csr) {
-    let mut last: Option<(u32, u32)> = None;
-    let mut current = u32::MAX;
-    retain_edges(g, |u, v| {
-        if u != current {
-            current = u;
-            last = None;
-        }
-        let keep = last != Some((u, v));
-        last = Some((u, v));
-        keep
-    });
+    retain_edges(g, |_, list, i| i == 0 || list[i] != list[i - 1]);
 }
 
 /// The union of `g` and its reverse, sorted, with parallel edges merged (keeping the smallest
@@ -134,12 +153,19 @@ pub fn edge_weight(seed: u64, u: u32, v: u32) -> u32 {
 
 /// Gives every edge the weight [`edge_weight`]`(seed, u, v)`, replacing any weights.
 pub fn add_weights(g: &mut Csr, seed: u64) {
-    let mut w = Vec::with_capacity(g.dst.len());
-    for u in 0..g.n {
-        for &v in g.neighbours(u) {
-            w.push(edge_weight(seed, u, v));
-        }
-    }
+    let mut w = vec![0u32; g.dst.len()];
+    let ranges = par::edge_ranges(&g.offsets);
+    par::split_by_ranges(&mut w, &g.offsets, &ranges)
+        .into_par_iter()
+        .zip(&ranges)
+        .for_each(|(w, r)| {
+            let base = g.offsets[r.start] as usize;
+            for u in r.clone() {
+                for e in g.edge_range(u as u32) {
+                    w[e - base] = edge_weight(seed, u as u32, g.dst[e]);
+                }
+            }
+        });
     g.weights = Some(w);
 }
 

@@ -6,6 +6,7 @@
 //! reference for tests. [`check_marked`] examines the edges a GPU program marked.
 
 use petgraph::unionfind::UnionFind;
+use rayon::prelude::*;
 
 use crate::csr::Csr;
 
@@ -24,21 +25,24 @@ pub struct Forest {
 fn undirected_edges(g: &Csr) -> Option<Vec<(u32, u32, u32)>> {
     let u = g.undirected_simple();
     let w = u.weights.as_ref()?;
-    let mut edges = Vec::with_capacity(u.dst.len() / 2);
-    for a in 0..u.n {
-        for e in u.edge_range(a) {
-            if a < u.dst[e] {
-                edges.push((a, u.dst[e], w[e]));
-            }
-        }
-    }
-    Some(edges)
+    let (u, dst) = (&u, &u.dst);
+    Some(
+        (0..u.n)
+            .into_par_iter()
+            .with_min_len(1 << 12)
+            .flat_map_iter(|a| {
+                u.edge_range(a)
+                    .filter(move |&e| a < dst[e])
+                    .map(move |e| (a, dst[e], w[e]))
+            })
+            .collect(),
+    )
 }
 
 /// Kruskal's algorithm; `None` if the graph has no weights.
 pub fn kruskal(g: &Csr) -> Option<Forest> {
     let mut edges = undirected_edges(g)?;
-    edges.sort_unstable_by_key(|&(u, v, w)| (w, u, v));
+    edges.par_sort_unstable_by_key(|&(u, v, w)| (w, u, v));
     let mut uf = UnionFind::<u32>::new(g.n as usize);
     let (mut weight, mut count) = (0u64, 0u64);
     for (u, v, w) in edges {

@@ -1,10 +1,14 @@
 //! Triangle counting on the graph taken as undirected and simple.
 //!
 //! [`triangles`] orients each edge from the endpoint of lower (degree, id) to the higher one and
-//! intersects sorted forward lists, `O(E^1.5)`. [`triangles_by_edges`] is a plainer second
+//! counts, for each node and each node of its forward list, the nodes of the latter's forward
+//! list that are in the former's, `O(E^1.5)`, nodes in parallel. [`triangles_by_edges`] is a plainer second
 //! reference for tests: for every edge `u < v`, count common neighbours `w > v`.
 
+use rayon::prelude::*;
+
 use crate::csr::Csr;
+use crate::par;
 
 /// Number of triangles of the undirected simple view of `g`.
 pub fn triangles(g: &Csr) -> u64 {
@@ -14,21 +18,70 @@ pub fn triangles(g: &Csr) -> u64 {
 /// Triangles of a graph that is already symmetric, simple and sorted.
 pub fn triangles_of_simple(u: &Csr) -> u64 {
     let key = |v: u32| (u.degree(v), v);
-    let mut offsets = Vec::with_capacity(u.n as usize + 1);
-    let mut fwd: Vec<u32> = Vec::with_capacity(u.dst.len() / 2);
-    offsets.push(0usize);
-    for v in 0..u.n {
-        fwd.extend(u.neighbours(v).iter().copied().filter(|&w| key(w) > key(v)));
-        offsets.push(fwd.len());
-    }
-    let list = |v: u32| &fwd[offsets[v as usize]..offsets[v as usize + 1]];
-    let mut count = 0u64;
-    for v in 0..u.n {
-        for &w in list(v) {
-            count += intersect(list(v), list(w));
-        }
-    }
-    count
+    // The forward lists: each node's neighbours of higher (degree, id), two passes over node
+    // ranges (count, then copy) in parallel.
+    let n = u.n as usize;
+    let ranges = par::edge_ranges(&u.offsets);
+    let forward = |v: u32| {
+        u.neighbours(v)
+            .iter()
+            .copied()
+            .filter(move |&w| key(w) > key(v))
+    };
+    let mut offsets = vec![0u64; n + 1];
+    par::split_nodes(&mut offsets[..n], &ranges)
+        .into_par_iter()
+        .zip(&ranges)
+        .for_each(|(lens, r)| {
+            for (len, v) in lens.iter_mut().zip(r.clone()) {
+                *len = forward(v as u32).count() as u64;
+            }
+        });
+    par::exclusive_prefix_sums(&mut offsets);
+    let mut fwd = vec![0u32; offsets[n] as usize];
+    par::split_by_ranges(&mut fwd, &offsets, &ranges)
+        .into_par_iter()
+        .zip(&ranges)
+        .for_each(|(part, r)| {
+            let mut at = 0;
+            for v in r.clone() {
+                for w in forward(v as u32) {
+                    part[at] = w;
+                    at += 1;
+                }
+            }
+        });
+    let list = |v: u32| &fwd[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
+    // Each triangle v < w < x (in the order) is found once, from v: v's forward list is marked
+    // in a bitmap, and each x of the forward list of each w in it is looked up there. That
+    // costs the forward lists of v's neighbours, where merging two sorted lists would cost v's
+    // list again for each w (the square of the forward degrees).
+    let words = n.div_ceil(64);
+    par::edge_ranges(&offsets)
+        .into_par_iter()
+        .map_init(
+            || vec![0u64; words],
+            |marks, r| {
+                let mut count = 0u64;
+                for v in r {
+                    let mine = list(v as u32);
+                    for &w in mine {
+                        marks[w as usize / 64] |= 1 << (w % 64);
+                    }
+                    for &w in mine {
+                        count += list(w)
+                            .iter()
+                            .filter(|&&x| marks[x as usize / 64] & (1 << (x % 64)) != 0)
+                            .count() as u64;
+                    }
+                    for &w in mine {
+                        marks[w as usize / 64] = 0;
+                    }
+                }
+                count
+            },
+        )
+        .sum()
 }
 
 /// Triangles counted edge by edge, for tests.
