@@ -134,3 +134,17 @@ fn pulled_pagerank_is_the_pushed_one_bit_for_bit() {
     assert_eq!(got.iterations, p.max_iter);
     assert_eq!(got.rank, rank);
 }
+
+#[test]
+fn lock_free_union_find_matches_bfs_labels() {
+    let (g, s) = pipeline(14);
+    let many = Csr::from_edge_list(generate::components(5000, 8, 2).expect("components"));
+    let path = Csr::from_edge_list(generate::path(40_000).expect("path"));
+    for (graph, symmetric) in [(&g, false), (&s, true), (&many, true), (&path, true)] {
+        let want = cc::components_bfs(graph);
+        assert_eq!(cc::components_union_find(graph), want);
+        if symmetric {
+            assert_eq!(cc::components_union_find_symmetric(graph), want);
+        }
+    }
+}

@@ -1,39 +1,73 @@
 //! Connected components of the graph taken as undirected.
 //!
-//! [`components_union_find`] uses petgraph's `UnionFind` over all edges (no copy of the graph);
-//! [`components_bfs`] labels by breadth-first search over both edge directions. Both return,
+//! [`components_union_find`] unites the ends of every edge in a lock-free forest, in parallel
+//! (no copy of the graph); [`components_bfs`] labels by breadth-first search over both edge directions. Both return,
 //! for every node, the smallest node id of its component, so equal partitions give equal vectors.
 //! Outputs of GPU programs are compared as partitions with [`same_partition`].
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-use petgraph::unionfind::UnionFind;
+use rayon::prelude::*;
 
 use crate::csr::Csr;
 
 /// Component labels (smallest node id in the component) by union-find.
 pub fn components_union_find(g: &Csr) -> Vec<u32> {
-    let mut uf = UnionFind::<u32>::new(g.n as usize);
-    for u in 0..g.n {
-        for &v in g.neighbours(u) {
-            uf.union(u, v);
-        }
-    }
-    canonical(&uf.into_labeling())
+    union_find(g, |_, _| true)
 }
 
 /// [`components_union_find`] for a symmetric graph (every edge has its reverse, as in
 /// [`Csr::undirected_simple`]): each edge is united once, from its smaller end.
 pub fn components_union_find_symmetric(g: &Csr) -> Vec<u32> {
-    let mut uf = UnionFind::<u32>::new(g.n as usize);
-    for u in 0..g.n {
-        for &v in g.neighbours(u) {
-            if u < v {
-                uf.union(u, v);
-            }
+    union_find(g, |u, v| u < v)
+}
+
+/// Unites the ends of every edge `u -> v` for which `unite(u, v)` holds, node ranges in
+/// parallel, on a lock-free forest: a root is only ever linked under a root of smaller id, by a
+/// compare-and-swap that fails (and is retried) where another thread linked it first, and finds
+/// halve their paths. A component's smallest node is a root throughout (no smaller root exists
+/// to link it under), so it is the root at the end, and each node's label is its root: the same
+/// labels on any number of threads.
+fn union_find(g: &Csr, unite: impl Fn(u32, u32) -> bool + Sync) -> Vec<u32> {
+    let parent: Vec<AtomicU32> = (0..g.n).into_par_iter().map(AtomicU32::new).collect();
+    let find = |mut x: u32| loop {
+        let p = parent[x as usize].load(Ordering::Relaxed);
+        if p == x {
+            return x;
         }
-    }
-    canonical(&uf.into_labeling())
+        let grand = parent[p as usize].load(Ordering::Relaxed);
+        if grand != p {
+            let _ =
+                parent[x as usize].compare_exchange(p, grand, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        x = p;
+    };
+    crate::par::edge_ranges(&g.offsets)
+        .into_par_iter()
+        .for_each(|r| {
+            for u in r {
+                for &v in g.neighbours(u as u32) {
+                    if !unite(u as u32, v) {
+                        continue;
+                    }
+                    loop {
+                        let (a, b) = (find(u as u32), find(v));
+                        if a == b {
+                            break;
+                        }
+                        let (high, low) = if a > b { (a, b) } else { (b, a) };
+                        if parent[high as usize]
+                            .compare_exchange(high, low, Ordering::Relaxed, Ordering::Relaxed)
+                            .is_ok()
+                        {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+    (0..g.n).into_par_iter().map(find).collect()
 }
 
 /// Component labels (smallest node id in the component) by BFS over the undirected view.
