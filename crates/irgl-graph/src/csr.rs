@@ -347,65 +347,48 @@ impl Csr {
             let inn_w = rev.weights.as_ref().map(|w| &w[inn.clone()]);
             (&self.dst[out], out_w, &rev.src[inn], inn_w)
         };
-        let mut offsets = vec![0u64; n + 1];
-        par::split_nodes(&mut offsets[..n], &ranges)
-            .into_par_iter()
-            .zip(&ranges)
-            .for_each(|(lens, r)| {
-                for (len, u) in lens.iter_mut().zip(r.clone()) {
-                    let (out, out_w, inn, inn_w) = lists(u);
-                    merge_lists(
-                        u as u32,
-                        out,
-                        out_w,
-                        inn,
-                        inn_w,
-                        keep_self_loops,
-                        |_, _, new| *len += u64::from(new),
-                    );
-                }
-            });
-        par::exclusive_prefix_sums(&mut offsets);
-        let m = offsets[n] as usize;
-        let mut dst = vec![0u32; m];
-        let mut weights = self.weights.as_ref().map(|_| vec![0u32; m]);
-        let dst_parts = par::split_by_ranges(&mut dst, &offsets, &ranges);
-        let w_parts: Vec<Option<&mut [u32]>> = match &mut weights {
-            Some(w) => par::split_by_ranges(w, &offsets, &ranges)
-                .into_iter()
-                .map(Some)
-                .collect(),
-            None => ranges.iter().map(|_| None).collect(),
-        };
-        dst_parts
-            .into_par_iter()
-            .zip(w_parts)
-            .zip(&ranges)
-            .for_each(|((d, mut w), r)| {
+        let (offsets, dst, weights) = par::build_lists(
+            n,
+            &ranges,
+            self.weights.is_some(),
+            |u| {
+                let (out, out_w, inn, inn_w) = lists(u);
+                let mut len = 0u64;
+                merge_lists(
+                    u as u32,
+                    out,
+                    out_w,
+                    inn,
+                    inn_w,
+                    keep_self_loops,
+                    |_, _, new| len += u64::from(new),
+                );
+                len
+            },
+            |u, d, mut w| {
+                let (out, out_w, inn, inn_w) = lists(u);
                 let mut at = 0usize;
-                for u in r.clone() {
-                    let (out, out_w, inn, inn_w) = lists(u);
-                    merge_lists(
-                        u as u32,
-                        out,
-                        out_w,
-                        inn,
-                        inn_w,
-                        keep_self_loops,
-                        |v, x, new| {
-                            if new {
-                                d[at] = v;
-                                if let Some(w) = &mut w {
-                                    w[at] = x;
-                                }
-                                at += 1;
-                            } else if let Some(w) = &mut w {
-                                w[at - 1] = w[at - 1].min(x);
+                merge_lists(
+                    u as u32,
+                    out,
+                    out_w,
+                    inn,
+                    inn_w,
+                    keep_self_loops,
+                    |v, x, new| {
+                        if new {
+                            d[at] = v;
+                            if let Some(w) = &mut w {
+                                w[at] = x;
                             }
-                        },
-                    );
-                }
-            });
+                            at += 1;
+                        } else if let Some(w) = &mut w {
+                            w[at - 1] = w[at - 1].min(x);
+                        }
+                    },
+                );
+            },
+        );
         Csr {
             n: self.n,
             offsets,
@@ -537,13 +520,7 @@ fn counting_sort(
     let mut out_w = weights.as_ref().map(|_| vec![0u32; m]);
     // `range_starts` as the offsets of one node a range, to split the outputs by range.
     let each: Vec<Range<usize>> = (0..ranges).map(|r| r..r + 1).collect();
-    let w_parts: Vec<Option<&mut [u32]>> = match &mut out_w {
-        Some(w) => par::split_by_ranges(w, &range_starts, &each)
-            .into_iter()
-            .map(Some)
-            .collect(),
-        None => (0..ranges).map(|_| None).collect(),
-    };
+    let w_parts = par::split_optional(&mut out_w, &range_starts, &each);
     par::split_nodes(&mut offsets[..n], &key_ranges)
         .into_par_iter()
         .zip(par::split_by_ranges(&mut out, &range_starts, &each))

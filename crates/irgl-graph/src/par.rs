@@ -7,6 +7,8 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
+use rayon::prelude::*;
+
 /// Node ranges per thread: enough for rayon to balance ranges of unequal cost.
 const RANGES_PER_THREAD: usize = 16;
 
@@ -125,6 +127,69 @@ impl<'a, T: Copy> Scatter<'a, T> {
         // SAFETY: in bounds (checked), and no other access to this index (the contract).
         unsafe { self.ptr.add(index).write(value) }
     }
+}
+
+/// The per-range slices of an optional edge array (`None` for each range when it is absent).
+pub(crate) fn split_optional<'a>(
+    data: &'a mut Option<Vec<u32>>,
+    offsets: &[u64],
+    ranges: &[Range<usize>],
+) -> Vec<Option<&'a mut [u32]>> {
+    match data {
+        Some(d) => split_by_ranges(d, offsets, ranges)
+            .into_iter()
+            .map(Some)
+            .collect(),
+        None => ranges.iter().map(|_| None).collect(),
+    }
+}
+
+/// Builds one list per node (and its weights, when `weighted`) in two passes over node
+/// ranges in parallel: `count(u)` gives the length of node `u`'s list, then `fill(u, list,
+/// weights)` writes it into slices of exactly that length. Returns the offsets, the lists and
+/// their weights, as a CSR holds them.
+pub(crate) fn build_lists(
+    n: usize,
+    ranges: &[Range<usize>],
+    weighted: bool,
+    count: impl Fn(usize) -> u64 + Sync,
+    fill: impl Fn(usize, &mut [u32], Option<&mut [u32]>) + Sync,
+) -> (Vec<u64>, Vec<u32>, Option<Vec<u32>>) {
+    let mut offsets = vec![0u64; n + 1];
+    split_nodes(&mut offsets[..n], ranges)
+        .into_par_iter()
+        .zip(ranges)
+        .for_each(|(lens, r)| {
+            for (len, u) in lens.iter_mut().zip(r.clone()) {
+                *len = count(u);
+            }
+        });
+    exclusive_prefix_sums(&mut offsets);
+    let m = offsets[n] as usize;
+    let mut lists = vec![0u32; m];
+    let mut weights = weighted.then(|| vec![0u32; m]);
+    let offsets_ref = &offsets;
+    split_by_ranges(&mut lists, offsets_ref, ranges)
+        .into_par_iter()
+        .zip(split_optional(&mut weights, offsets_ref, ranges))
+        .zip(ranges)
+        .for_each(|((mut list, mut w), r)| {
+            for u in r.clone() {
+                let len = (offsets_ref[u + 1] - offsets_ref[u]) as usize;
+                let (mine, rest) = std::mem::take(&mut list).split_at_mut(len);
+                list = rest;
+                let mine_w = match w.take() {
+                    Some(ws) => {
+                        let (a, b) = ws.split_at_mut(len);
+                        w = Some(b);
+                        Some(a)
+                    }
+                    None => None,
+                };
+                fill(u, mine, mine_w);
+            }
+        });
+    (offsets, lists, weights)
 }
 
 /// Exclusive prefix sums of `counts` in place, so that `counts[v]` becomes the sum of the

@@ -81,50 +81,26 @@ pub fn drop_self_loops(g: &mut Csr) {
 /// edge's place in it), in order: node ranges in parallel, one pass counting what each node
 /// keeps, a second copying it.
 fn retain_edges(g: &mut Csr, keep: impl Fn(u32, &[u32], usize) -> bool + Sync) {
-    let n = g.n as usize;
-    let ranges = par::edge_ranges(&g.offsets);
-    let mut offsets = vec![0u64; n + 1];
-    par::split_nodes(&mut offsets[..n], &ranges)
-        .into_par_iter()
-        .zip(&ranges)
-        .for_each(|(kept, r)| {
-            for (k, u) in kept.iter_mut().zip(r.clone()) {
-                let list = g.neighbours(u as u32);
-                *k = (0..list.len()).filter(|&i| keep(u as u32, list, i)).count() as u64;
-            }
-        });
-    par::exclusive_prefix_sums(&mut offsets);
-    if offsets[n] == g.num_edges() {
-        return;
-    }
-    let m = offsets[n] as usize;
-    let mut dst = vec![0u32; m];
-    let mut weights = g.weights.as_ref().map(|_| vec![0u32; m]);
-    let w_parts: Vec<Option<&mut [u32]>> = match &mut weights {
-        Some(w) => par::split_by_ranges(w, &offsets, &ranges)
-            .into_iter()
-            .map(Some)
-            .collect(),
-        None => ranges.iter().map(|_| None).collect(),
+    let keep = &keep;
+    let kept = |u: usize| {
+        let list = g.neighbours(u as u32);
+        (0..list.len()).filter(move |&i| keep(u as u32, list, i))
     };
-    par::split_by_ranges(&mut dst, &offsets, &ranges)
-        .into_par_iter()
-        .zip(w_parts)
-        .zip(&ranges)
-        .for_each(|((d, mut w), r)| {
-            let mut at = 0;
-            for u in r.clone() {
-                let list = g.neighbours(u as u32);
-                let weights = g.weights_of(u as u32);
-                for i in (0..list.len()).filter(|&i| keep(u as u32, list, i)) {
-                    d[at] = list[i];
-                    if let (Some(w), Some(x)) = (&mut w, weights) {
-                        w[at] = x[i];
-                    }
-                    at += 1;
+    let (offsets, dst, weights) = par::build_lists(
+        g.n as usize,
+        &par::edge_ranges(&g.offsets),
+        g.weights.is_some(),
+        |u| kept(u).count() as u64,
+        |u, d, mut w| {
+            let (list, weights) = (g.neighbours(u as u32), g.weights_of(u as u32));
+            for (at, i) in kept(u).enumerate() {
+                d[at] = list[i];
+                if let (Some(w), Some(x)) = (&mut w, weights) {
+                    w[at] = x[i];
                 }
             }
-        });
+        },
+    );
     g.offsets = offsets;
     g.dst = dst;
     g.weights = weights;

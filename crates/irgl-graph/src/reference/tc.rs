@@ -21,36 +21,23 @@ pub fn triangles_of_simple(u: &Csr) -> u64 {
     // The forward lists: each node's neighbours of higher (degree, id), two passes over node
     // ranges (count, then copy) in parallel.
     let n = u.n as usize;
-    let ranges = par::edge_ranges(&u.offsets);
     let forward = |v: u32| {
         u.neighbours(v)
             .iter()
             .copied()
             .filter(move |&w| key(w) > key(v))
     };
-    let mut offsets = vec![0u64; n + 1];
-    par::split_nodes(&mut offsets[..n], &ranges)
-        .into_par_iter()
-        .zip(&ranges)
-        .for_each(|(lens, r)| {
-            for (len, v) in lens.iter_mut().zip(r.clone()) {
-                *len = forward(v as u32).count() as u64;
+    let (offsets, fwd, _) = par::build_lists(
+        n,
+        &par::edge_ranges(&u.offsets),
+        false,
+        |v| forward(v as u32).count() as u64,
+        |v, list, _| {
+            for (x, w) in list.iter_mut().zip(forward(v as u32)) {
+                *x = w;
             }
-        });
-    par::exclusive_prefix_sums(&mut offsets);
-    let mut fwd = vec![0u32; offsets[n] as usize];
-    par::split_by_ranges(&mut fwd, &offsets, &ranges)
-        .into_par_iter()
-        .zip(&ranges)
-        .for_each(|(part, r)| {
-            let mut at = 0;
-            for v in r.clone() {
-                for w in forward(v as u32) {
-                    part[at] = w;
-                    at += 1;
-                }
-            }
-        });
+        },
+    );
     let list = |v: u32| &fwd[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
     // Each triangle v < w < x (in the order) is found once, from v: v's forward list is marked
     // in a bitmap, and each x of the forward list of each w in it is looked up there. That
