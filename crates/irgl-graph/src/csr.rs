@@ -352,41 +352,25 @@ impl Csr {
             &ranges,
             self.weights.is_some(),
             |u| {
-                let (out, out_w, inn, inn_w) = lists(u);
                 let mut len = 0u64;
-                merge_lists(
-                    u as u32,
-                    out,
-                    out_w,
-                    inn,
-                    inn_w,
-                    keep_self_loops,
-                    |_, _, new| len += u64::from(new),
-                );
+                merge_lists(u as u32, lists(u), keep_self_loops, |_, _, new| {
+                    len += u64::from(new)
+                });
                 len
             },
             |u, d, mut w| {
-                let (out, out_w, inn, inn_w) = lists(u);
                 let mut at = 0usize;
-                merge_lists(
-                    u as u32,
-                    out,
-                    out_w,
-                    inn,
-                    inn_w,
-                    keep_self_loops,
-                    |v, x, new| {
-                        if new {
-                            d[at] = v;
-                            if let Some(w) = &mut w {
-                                w[at] = x;
-                            }
-                            at += 1;
-                        } else if let Some(w) = &mut w {
-                            w[at - 1] = w[at - 1].min(x);
+                merge_lists(u as u32, lists(u), keep_self_loops, |v, x, new| {
+                    if new {
+                        d[at] = v;
+                        if let Some(w) = &mut w {
+                            w[at] = x;
                         }
-                    },
-                );
+                        at += 1;
+                    } else if let Some(w) = &mut w {
+                        w[at - 1] = w[at - 1].min(x);
+                    }
+                });
             },
         );
         Csr {
@@ -398,16 +382,16 @@ impl Csr {
     }
 }
 
+/// Node `u`'s sorted out-list and in-list, each with its weights if the graph has them.
+type NodeLists<'a> = (&'a [u32], Option<&'a [u32]>, &'a [u32], Option<&'a [u32]>);
+
 /// Walks the merge of node `u`'s sorted out-list and in-list (with their weights, if any),
 /// calling `f(v, w, new)` for each neighbour in order, `new` false where `v` repeats the one
 /// before; self-loops are skipped unless `keep_self_loops`.
 #[inline]
 fn merge_lists(
     u: u32,
-    out: &[u32],
-    out_w: Option<&[u32]>,
-    inn: &[u32],
-    inn_w: Option<&[u32]>,
+    (out, out_w, inn, inn_w): NodeLists<'_>,
     keep_self_loops: bool,
     mut f: impl FnMut(u32, u32, bool),
 ) {
