@@ -312,6 +312,18 @@ impl Csr {
         }
     }
 
+    /// [`Csr::reverse`] without the weights: the structure alone, for a view that needs no
+    /// weights (graph statistics), at half the memory of a weighted reverse.
+    pub fn reverse_structure(&self) -> Reverse {
+        let src = self.sources();
+        let (offsets, src, _) = counting_sort(self.n as usize, &self.dst, |e| src[e], &None);
+        Reverse {
+            offsets,
+            src,
+            weights: None,
+        }
+    }
+
     /// The graph taken as undirected and simple: both directions of every edge, self-loops
     /// dropped, duplicates merged keeping the smallest weight. This is the graph TC, CC, MIS and
     /// MST references work on.
@@ -334,23 +346,25 @@ impl Csr {
         self.union_with(&self.reverse(), keep_self_loops)
     }
 
-    /// [`Csr::union_with_reverse`] of a sorted graph whose reverse is `rev`.
+    /// [`Csr::union_with_reverse`] of a sorted graph whose reverse is `rev`; the structure
+    /// alone when `rev` has no weights ([`Csr::reverse_structure`]).
     pub(crate) fn union_with(&self, rev: &Reverse, keep_self_loops: bool) -> Csr {
         let n = self.n as usize;
+        let weights = rev.weights.as_ref().and(self.weights.as_ref());
         let ranges = par::node_ranges(n, |v| self.offsets[v] + rev.offsets[v]);
         let lists = |u: usize| {
             let (out, inn) = (
                 self.offsets[u] as usize..self.offsets[u + 1] as usize,
                 rev.offsets[u] as usize..rev.offsets[u + 1] as usize,
             );
-            let out_w = self.weights.as_ref().map(|w| &w[out.clone()]);
+            let out_w = weights.map(|w| &w[out.clone()]);
             let inn_w = rev.weights.as_ref().map(|w| &w[inn.clone()]);
             (&self.dst[out], out_w, &rev.src[inn], inn_w)
         };
         let (offsets, dst, weights) = par::build_lists(
             n,
             &ranges,
-            self.weights.is_some(),
+            weights.is_some(),
             |u| {
                 let mut len = 0u64;
                 merge_lists(u as u32, lists(u), keep_self_loops, |_, _, new| {

@@ -64,11 +64,14 @@ pub fn describe(g: &Csr, seed: u64) -> GraphStats {
         owned = c;
         &owned
     };
+    let view = undirected_view(s);
     let Undirected {
-        graph: undirected,
         duplicate_edges,
         symmetric,
-    } = undirected_view(s);
+        ..
+    } = view;
+    // A simple symmetric graph is its own view.
+    let undirected = view.graph.as_ref().unwrap_or(s);
     let undirected_edges = undirected.num_edges() / 2;
     let mut degrees: Vec<u64> = (0..g.n).into_par_iter().map(|v| g.degree(v)).collect();
     degrees.par_sort_unstable();
@@ -81,7 +84,7 @@ pub fn describe(g: &Csr, seed: u64) -> GraphStats {
         .weights
         .as_ref()
         .and_then(|w| Some((*w.par_iter().min()?, *w.par_iter().max()?)));
-    let labels = cc::components_union_find_symmetric(&undirected);
+    let labels = cc::components_union_find_symmetric(undirected);
     let components = cc::count(&labels);
     GraphStats {
         nodes: g.n,
@@ -106,7 +109,7 @@ pub fn describe(g: &Csr, seed: u64) -> GraphStats {
             .filter(|&v| undirected.degree(v) == 0)
             .count() as u64,
         components,
-        diameter_estimate: sweep_diameter(&undirected, &labels, seed),
+        diameter_estimate: sweep_diameter(undirected, &labels, seed),
         memory_bytes: g.memory_bytes(),
     }
 }
@@ -115,8 +118,8 @@ pub fn describe(g: &Csr, seed: u64) -> GraphStats {
 /// facts about the stored edges.
 struct Undirected {
     /// Both directions of every edge, self-loops and repeats dropped, neighbours sorted
-    /// (structure only).
-    graph: Csr,
+    /// (structure only); `None` where that is the graph itself (symmetric, simple).
+    graph: Option<Csr>,
     /// Edges that repeat the one before them in their source's sorted list.
     duplicate_edges: u64,
     /// Whether every edge has its reverse.
@@ -124,14 +127,14 @@ struct Undirected {
 }
 
 /// Builds [`Undirected`] from `s`, whose neighbours must be sorted, in time linear in its
-/// edges and in parallel over node ranges: the reverse graph ([`Csr::reverse`], each node's
-/// sources in order), the union of each node's out- and in-lists (the view), and per node the
-/// repeats in its out-list and whether its out- and in-lists hold the same nodes (the
-/// symmetry). Binary searches of a hub's list from each of its neighbours (the first way) cost
-/// a cache miss a step: 10-16 s on RMAT scale 20.
+/// edges and in parallel over node ranges: the reverse graph's structure
+/// ([`Csr::reverse_structure`], each node's sources in order), per node the repeats in its
+/// out-list and whether its out- and in-lists hold the same nodes (the symmetry), and unless
+/// the graph is symmetric and simple, the union of each node's out- and in-lists (the view).
+/// Binary searches of a hub's list from each of its neighbours (the first way) cost a cache
+/// miss a step: 10-16 s on RMAT scale 20.
 fn undirected_view(s: &Csr) -> Undirected {
-    let rev = s.reverse();
-    let graph = s.union_with(&rev, false);
+    let rev = s.reverse_structure();
     let in_list =
         |u: u32| &rev.src[rev.offsets[u as usize] as usize..rev.offsets[u as usize + 1] as usize];
     let duplicate_edges = (0..s.n)
@@ -143,6 +146,8 @@ fn undirected_view(s: &Csr) -> Undirected {
         .into_par_iter()
         .with_min_len(1 << 12)
         .all(|u| same_nodes(s.neighbours(u), in_list(u)));
+    let simple = symmetric && duplicate_edges == 0 && s.self_loops() == 0;
+    let graph = (!simple).then(|| s.union_with(&rev, false));
     Undirected {
         graph,
         duplicate_edges,
