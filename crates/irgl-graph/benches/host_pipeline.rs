@@ -1,6 +1,7 @@
 //! The host pipeline on a Graph500 RMAT graph, stage by stage: what `irglc graph gen rmat
 //! --symmetrize --weights` runs (generating the edge list and building the CSR, symmetrizing
-//! with self-loops dropped and duplicates merged, adding weights), `irglc graph info`'s
+//! with self-loops dropped and duplicates merged, adding weights), writing and reading the
+//! `.gr` file (mapped, and streamed as from gzip), `irglc graph info`'s
 //! statistics, and the CPU reference of every program family `irglc verify` checks (on the
 //! symmetrized, weighted graph; the source a node of the largest degree).
 //!
@@ -17,7 +18,9 @@ use std::time::{Duration, Instant};
 
 use irgl_graph::Csr;
 use irgl_graph::NoProgress;
+use irgl_graph::format::gr;
 use irgl_graph::generate::{self, RmatParams};
+use irgl_graph::load::{LoadOptions, load};
 use irgl_graph::reference::{bc, bfs, cc, kcore, mis, msf, pagerank, sssp, tc};
 use irgl_graph::stats;
 use irgl_graph::transform::{self, TransformOptions};
@@ -70,7 +73,7 @@ fn time<I, O>(
     times.sort();
     let median = times[times.len() / 2].as_secs_f64();
     println!(
-        "{name:<12} {median:>9.3} s  {:>8.1} M edges/s  (median of {repeat})",
+        "{name:<14} {median:>9.3} s  {:>8.1} M edges/s  (median of {repeat})",
         edges as f64 / median / 1e6
     );
     out
@@ -108,6 +111,36 @@ fn main() {
     drop(g);
     let sm = s.num_edges();
     let s = time("weights", sm, repeat, &all, || s.clone(), weighted).expect("always run");
+    // Writing the graph as `.gr` and reading it back: mapped (as `irglc` loads a `.gr` file)
+    // and streamed (as from gzip).
+    let file = std::env::temp_dir().join(format!("irgl-host-pipeline-{}.gr", std::process::id()));
+    let write = |()| {
+        let out = std::fs::File::create(&file).expect("temp file");
+        gr::write(&s, out).expect("written");
+    };
+    if time("write-gr", sm, repeat, &wanted, || (), write).is_some() {
+        let mapped = time(
+            "read-gr",
+            sm,
+            repeat,
+            &wanted,
+            || (),
+            |()| load(&file, &LoadOptions::default(), &NoProgress).expect("reads"),
+        );
+        let streamed = time(
+            "read-gr-stream",
+            sm,
+            repeat,
+            &wanted,
+            || (),
+            |()| {
+                let f = std::io::BufReader::new(std::fs::File::open(&file).expect("opens"));
+                gr::read(f, "x.gr", None, &NoProgress).expect("reads")
+            },
+        );
+        assert!(mapped.is_none_or(|g| g.csr == s) && streamed.is_none_or(|g| g == s));
+        std::fs::remove_file(&file).expect("temp file removed");
+    }
     // The source: a node of the largest degree, in the largest component.
     let src = (0..s.n).max_by_key(|&v| s.degree(v)).unwrap_or(0);
     println!("symmetrized: {} nodes, {sm} edges, source {src}", s.n);

@@ -1,4 +1,5 @@
-//! Opening graph files: format detection, transparent gzip, progress by bytes read.
+//! Opening graph files: format detection, transparent gzip, binary `.gr` files mapped into
+//! memory, progress by bytes read.
 //!
 //! The format comes from the file name, after removing a `.gz` suffix: `.gr` (Galois binary, or
 //! DIMACS shortest-path text: the first bytes tell which), `.mtx` (Matrix Market), `.txt`,
@@ -84,13 +85,23 @@ pub fn load(path: &Path, opts: &LoadOptions, progress: &dyn Progress) -> Result<
     let len = file.metadata().map_err(|e| GraphError::io(&name, e))?.len();
     let gz = name.ends_with(".gz");
     progress.start("reading", Some(len), Unit::Bytes);
+    let stem = name.strip_suffix(".gz").unwrap_or(&name).to_string();
+    if !gz && let Some(map) = mapped_gr(&file, &stem, opts) {
+        let csr = gr::read_bytes(&map, &name, &NoProgress);
+        progress.set(len);
+        progress.finish();
+        return csr.map(|csr| Loaded {
+            csr,
+            format: Format::Gr,
+            notes: Vec::new(),
+        });
+    }
     let counted = Counting {
         inner: file,
         read: 0,
         reported: 0,
         progress,
     };
-    let stem = name.strip_suffix(".gz").unwrap_or(&name).to_string();
     let result = if gz {
         let reader = BufReader::with_capacity(
             1 << 20,
@@ -103,6 +114,20 @@ pub fn load(path: &Path, opts: &LoadOptions, progress: &dyn Progress) -> Result<
     };
     progress.finish();
     result
+}
+
+/// The file mapped into memory when it is a binary `.gr` (by `opts.format` or its name and
+/// first bytes) and the system can map it; `None` sends it to the stream readers.
+fn mapped_gr(file: &File, stem: &str, opts: &LoadOptions) -> Option<memmap2::Mmap> {
+    // SAFETY: the map is only read, and irglc does not write a graph file while reading it.
+    // Another program truncating the file meanwhile would fault the read (SIGBUS): the price
+    // of mapping, which every reader of mapped files pays.
+    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+    let gr = match opts.format {
+        Some(f) => f == Format::Gr,
+        None => detect(stem, &map[..map.len().min(64)]) == Some(Format::Gr),
+    };
+    gr.then_some(map)
 }
 
 /// Reads a graph from any reader. `name` is used in messages; `stem` (the name without `.gz`)

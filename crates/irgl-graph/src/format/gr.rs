@@ -18,6 +18,8 @@
 
 use std::io::{self, Read, Write};
 
+use rayon::prelude::*;
+
 use super::{Pos, capped};
 use crate::csr::Csr;
 use crate::error::{GraphError, Result};
@@ -58,24 +60,20 @@ impl<R: Read> Pos<R> {
     }
 }
 
-/// Reads a `.gr` file. `len` is the file's length when known (a plain file), used to reject a
-/// truncated or oversized file before reading it; without it (gzip) truncation is found when the
-/// data runs out.
-pub fn read<R: Read>(
-    reader: R,
-    path: &str,
-    len: Option<u64>,
-    progress: &dyn Progress,
-) -> Result<Csr> {
-    let mut r = Pos {
-        inner: reader,
-        offset: 0,
-        path: path.to_string(),
-    };
-    let mut h = [0u8; HEADER as usize];
-    r.read_exact(&mut h, &|| {
-        "a 32-byte header (version, edge data size, N, E)".into()
-    })?;
+/// What a `.gr` header says.
+struct Header {
+    data_size: u64,
+    n: u64,
+    m: u64,
+    n32: u32,
+    /// Bytes per destination: 4 (v1) or 8 (v2).
+    dst_width: usize,
+    /// Bytes of padding between the destinations and the weights (v1 with an odd E).
+    pad: u64,
+}
+
+/// Parses the 32-byte header and checks it against the file's length `len` when known.
+fn header(h: &[u8], path: &str, len: Option<u64>) -> Result<Header> {
     let word = |i: usize| u64::from_le_bytes(h[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
     let (version, data_size, n, m) = (word(0), word(1), word(2), word(3));
     let dst_width = match version {
@@ -138,62 +136,116 @@ pub fn read<R: Read>(
             ));
         }
     }
+    Ok(Header {
+        data_size,
+        n,
+        m,
+        n32,
+        dst_width,
+        pad,
+    })
+}
+
+/// The error of `out_index[i] = x` (at byte `at`) after `prev`, if it is one.
+fn offset_error(h: &Header, path: &str, i: u64, x: u64, prev: u64, at: u64) -> Option<GraphError> {
+    if x < prev {
+        return Some(GraphError::byte(
+            path,
+            at,
+            format!(
+                "out_index[{i}] = {x} is smaller than out_index[{}] = {prev}: offsets must not decrease",
+                i.saturating_sub(1)
+            ),
+        ));
+    }
+    (x > h.m).then(|| {
+        GraphError::byte(
+            path,
+            at,
+            format!("out_index[{i}] = {x} exceeds the edge count E = {}", h.m),
+        )
+    })
+}
+
+/// The error of a last offset that is not the edge count.
+fn last_offset_error(h: &Header, path: &str, last: u64) -> Option<GraphError> {
+    (last != h.m).then(|| {
+        GraphError::byte(
+            path,
+            HEADER + 8 * h.n.saturating_sub(1),
+            format!(
+                "the last offset out_index[{}] is {last}, expected the edge count E = {}",
+                h.n.saturating_sub(1),
+                h.m
+            ),
+        )
+    })
+}
+
+/// The error of destination `x` of edge `e` (at byte `at`), if it is one.
+fn destination_error(h: &Header, path: &str, e: u64, x: u64, at: u64) -> Option<GraphError> {
+    (x >= h.n).then(|| {
+        GraphError::byte(
+            path,
+            at,
+            format!(
+                "destination {x} of edge {e} is out of range: expected a node id below N = {}",
+                h.n
+            ),
+        )
+    })
+}
+
+/// Reads a `.gr` file. `len` is the file's length when known (a plain file), used to reject a
+/// truncated or oversized file before reading it; without it (gzip) truncation is found when the
+/// data runs out.
+pub fn read<R: Read>(
+    reader: R,
+    path: &str,
+    len: Option<u64>,
+    progress: &dyn Progress,
+) -> Result<Csr> {
+    let mut r = Pos {
+        inner: reader,
+        offset: 0,
+        path: path.to_string(),
+    };
+    let mut head = [0u8; HEADER as usize];
+    r.read_exact(&mut head, &|| {
+        "a 32-byte header (version, edge data size, N, E)".into()
+    })?;
+    let h = header(&head, path, len)?;
     progress.start("reading .gr", len, Unit::Bytes);
-    let mut offsets = Vec::with_capacity(capped(n) + 1);
+    let mut offsets = Vec::with_capacity(capped(h.n) + 1);
     offsets.push(0u64);
-    r.words(n, 8, "node offsets", progress, |i, x, at| {
+    r.words(h.n, 8, "node offsets", progress, |i, x, at| {
         let prev = offsets[offsets.len() - 1];
-        if x < prev {
-            return Err(GraphError::byte(
-                path,
-                at,
-                format!("out_index[{i}] = {x} is smaller than out_index[{}] = {prev}: offsets must not decrease", i.saturating_sub(1)),
-            ));
-        }
-        if x > m {
-            return Err(GraphError::byte(
-                path,
-                at,
-                format!("out_index[{i}] = {x} exceeds the edge count E = {m}"),
-            ));
+        if let Some(e) = offset_error(&h, path, i, x, prev, at) {
+            return Err(e);
         }
         offsets.push(x);
         Ok(())
     })?;
-    let last = offsets[offsets.len() - 1];
-    if last != m {
-        return Err(GraphError::byte(
-            path,
-            HEADER + 8 * n.saturating_sub(1),
-            format!(
-                "the last offset out_index[{}] is {last}, expected the edge count E = {m}",
-                n.saturating_sub(1)
-            ),
-        ));
+    if let Some(e) = last_offset_error(&h, path, offsets[offsets.len() - 1]) {
+        return Err(e);
     }
-    let mut dst: Vec<u32> = Vec::with_capacity(capped(m));
-    r.words(m, dst_width, "destinations", progress, |e, x, at| {
-        if x >= n {
-            return Err(GraphError::byte(
-                path,
-                at,
-                format!(
-                    "destination {x} of edge {e} is out of range: expected a node id below N = {n}"
-                ),
-            ));
+    let mut dst: Vec<u32> = Vec::with_capacity(capped(h.m));
+    r.words(h.m, h.dst_width, "destinations", progress, |e, x, at| {
+        if let Some(e) = destination_error(&h, path, e, x, at) {
+            return Err(e);
         }
         dst.push(x as u32);
         Ok(())
     })?;
-    let weights = if data_size == 4 {
-        if pad == 4 {
+    let weights = if h.data_size == 4 {
+        if h.pad == 4 {
             let mut p = [0u8; 4];
             r.read_exact(&mut p, &|| {
                 "4 bytes of padding after an odd number of destinations".into()
             })?;
         }
-        let mut w: Vec<u32> = Vec::with_capacity(capped(m));
-        r.words(m, 4, "edge weights", progress, |_, x, _| {
+        let mut w: Vec<u32> = Vec::with_capacity(capped(h.m));
+        r.words(h.m, 4, "edge weights", progress, |_, x, _| {
             w.push(x as u32);
             Ok(())
         })?;
@@ -203,7 +255,83 @@ pub fn read<R: Read>(
     };
     progress.finish();
     Ok(Csr {
-        n: n32,
+        n: h.n32,
+        offsets,
+        dst,
+        weights,
+    })
+}
+
+/// Reads a whole `.gr` file held in memory (a mapped file), converting and checking its
+/// arrays on every core. The graph and the errors are [`read`]'s: an error names the first bad
+/// word in file order.
+pub fn read_bytes(bytes: &[u8], path: &str, progress: &dyn Progress) -> Result<Csr> {
+    let len = bytes.len() as u64;
+    let Some(head) = bytes.get(..HEADER as usize) else {
+        return Err(GraphError::byte(
+            path,
+            len,
+            "file truncated: expected a 32-byte header (version, edge data size, N, E), found end of file",
+        ));
+    };
+    // The header checks the length, so every slice below is in the file.
+    let h = header(head, path, Some(len))?;
+    progress.start("reading .gr", Some(len), Unit::Bytes);
+    let (n, m) = (h.n as usize, h.m as usize);
+    let word = |c: &[u8]| match *c {
+        [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+        [a, b, c, d, e, f, g, i] => u64::from_le_bytes([a, b, c, d, e, f, g, i]),
+        _ => unreachable!("words are 4 or 8 bytes"),
+    };
+    let at = |start: usize, width: usize, i: usize| (start + i * width) as u64;
+    let offsets_at = HEADER as usize;
+    let mut offsets: Vec<u64> = Vec::with_capacity(n + 1);
+    offsets.push(0);
+    offsets.par_extend(
+        bytes[offsets_at..offsets_at + 8 * n]
+            .par_chunks_exact(8)
+            .map(word),
+    );
+    let bad = (0..n).into_par_iter().find_map_first(|i| {
+        offset_error(
+            &h,
+            path,
+            i as u64,
+            offsets[i + 1],
+            offsets[i],
+            at(offsets_at, 8, i),
+        )
+    });
+    if let Some(e) = bad.or_else(|| last_offset_error(&h, path, offsets[n])) {
+        return Err(e);
+    }
+    progress.set(at(offsets_at, 8, n));
+    let dst_at = offsets_at + 8 * n;
+    let dst_bytes = &bytes[dst_at..dst_at + h.dst_width * m];
+    let bad = dst_bytes
+        .par_chunks_exact(h.dst_width)
+        .enumerate()
+        .find_map_first(|(e, c)| {
+            destination_error(&h, path, e as u64, word(c), at(dst_at, h.dst_width, e))
+        });
+    if let Some(e) = bad {
+        return Err(e);
+    }
+    let dst: Vec<u32> = dst_bytes
+        .par_chunks_exact(h.dst_width)
+        .map(|c| word(c) as u32)
+        .collect();
+    let weights = (h.data_size == 4).then(|| {
+        let w_at = dst_at + h.dst_width * m + h.pad as usize;
+        bytes[w_at..w_at + 4 * m]
+            .par_chunks_exact(4)
+            .map(|c| word(c) as u32)
+            .collect()
+    });
+    progress.set(len);
+    progress.finish();
+    Ok(Csr {
+        n: h.n32,
         offsets,
         dst,
         weights,
@@ -302,6 +430,68 @@ mod tests {
         b.extend_from_slice(&1u32.to_le_bytes());
         let g = read(&b[..], "t.gr", Some(b.len() as u64), &NoProgress).unwrap();
         assert_eq!(g.dst, vec![1]);
+    }
+
+    /// What a reader gives, comparable: the graph or the error's message.
+    fn outcome(r: Result<Csr>) -> std::result::Result<Csr, String> {
+        r.map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_mapped_reader_gives_the_streams_graph_and_errors() {
+        // A larger graph than `sample`, so that the parallel paths split the arrays.
+        let n = 500u32;
+        let pairs: Vec<(u32, u32)> = (0..4_001u32).map(|i| (i % n, (i * 7919) % n)).collect();
+        let mut g = Csr::from_pairs(n, &pairs);
+        for weights in [false, true] {
+            g.weights = weights.then(|| (0..g.num_edges() as u32).collect());
+            let mut bytes = Vec::new();
+            write(&g, &mut bytes).unwrap();
+            assert_eq!(read_bytes(&bytes, "t.gr", &NoProgress).unwrap(), g);
+            // Corruptions anywhere, and truncations: the same graph or the same message.
+            let len = bytes.len();
+            let places = (0..64).chain((64..len).step_by(97)).chain(len - 40..len);
+            for at in places {
+                for value in [0u8, 0x7f, 0xff] {
+                    let mut bad = bytes.clone();
+                    bad[at] = value;
+                    let stream = read(&bad[..], "t.gr", Some(len as u64), &NoProgress);
+                    let mapped = read_bytes(&bad, "t.gr", &NoProgress);
+                    assert_eq!(outcome(mapped), outcome(stream), "byte {at} set to {value}");
+                }
+            }
+            for cut in [0, 7, 31, 32, 40, len / 2, len - 4, len - 1] {
+                let bad = &bytes[..cut];
+                let stream = read(bad, "t.gr", Some(cut as u64), &NoProgress);
+                let mapped = read_bytes(bad, "t.gr", &NoProgress);
+                assert_eq!(outcome(mapped), outcome(stream), "cut at {cut}");
+            }
+        }
+        // Version 2 (u64 destinations) and an unpadded v1 file without weights.
+        let mut v2 = Vec::new();
+        for x in [2u64, 0, 2, 1, 1, 1] {
+            v2.extend_from_slice(&x.to_le_bytes());
+        }
+        let mut v1 = v2.clone();
+        v1[0] = 1;
+        v2.extend_from_slice(&1u64.to_le_bytes());
+        v1.extend_from_slice(&1u32.to_le_bytes());
+        for b in [v1, v2] {
+            let stream = read(&b[..], "t.gr", Some(b.len() as u64), &NoProgress);
+            assert_eq!(
+                outcome(read_bytes(&b, "t.gr", &NoProgress)),
+                outcome(stream)
+            );
+        }
+        // A destination out of range is reported at the first one.
+        let mut b = Vec::new();
+        write(&sample(false), &mut b).unwrap();
+        b[32 + 24 + 4..32 + 24 + 8].copy_from_slice(&9u32.to_le_bytes());
+        b[32 + 24 + 8..32 + 24 + 12].copy_from_slice(&8u32.to_le_bytes());
+        assert_eq!(
+            read_bytes(&b, "t.gr", &NoProgress).unwrap_err().to_string(),
+            "t.gr: byte 60: destination 9 of edge 1 is out of range: expected a node id below N = 3"
+        );
     }
 
     #[test]

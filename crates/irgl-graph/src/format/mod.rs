@@ -2,7 +2,8 @@
 //!
 //! Text readers stream line by line (no whole-file buffering), count lines for error messages,
 //! accept `\r\n` line ends, and produce an [`EdgeList`](crate::csr::EdgeList) or a
-//! [`Csr`](crate::Csr). Binary `.gr` is read in chunks and validated against its header.
+//! [`Csr`](crate::Csr). Binary `.gr` is validated against its header and read from a mapped
+//! file on every core, or in chunks from a stream (gzip).
 
 pub mod dimacs;
 pub mod gr;
