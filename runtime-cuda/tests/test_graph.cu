@@ -4,6 +4,8 @@
 // edge-data size, decreasing offsets, last offset != E, trailing bytes, a
 // missing file), load_gr's exit status, and the device view.
 // The host parts run without a GPU with IRGL_TEST_HOST_ONLY=1.
+// Built twice: with 32-bit edge indices and with IRGL_EDGE64 (test_graph_edge64).
+// irgl-test: edge64
 #include <irgl/runtime.cuh>
 
 #include <unistd.h>
@@ -82,7 +84,7 @@ TEST(valid_weighted_odd) {
   EXPECT_EQ(g.nnodes, 5u);
   EXPECT_EQ(g.nedges, 7u);
   EXPECT(g.has_edge_data);
-  EXPECT((g.row_start == std::vector<uint32_t>{0, 2, 3, 3, 6, 7}));
+  EXPECT((g.row_start == std::vector<irgl::edge_t>{0, 2, 3, 3, 6, 7}));
   EXPECT(g.edge_dst == kDst);
   EXPECT(g.edge_data == kData);
   // write_gr produces the same bytes.
@@ -162,12 +164,30 @@ TEST(bad_header_fields) {
   w.u64((uint64_t(1) << 32) + 1);
   w.u64(0);
   EXPECT(contains(expect_error(w.b, "bign"), "byte offset 16: expected a node count below 2^32"));
-  Builder w2;  // E = 2^32
+  Builder w2;  // E = 2^32: beyond 32-bit edge indices; a 64-bit build reads on and finds the file short
   w2.u64(1);
   w2.u64(0);
   w2.u64(1);
   w2.u64(uint64_t(1) << 32);
-  EXPECT(contains(expect_error(w2.b, "bige"), "byte offset 24: expected an edge count below 2^32"));
+  w2.u64(uint64_t(1) << 32);
+  const std::string e = expect_error(w2.b, "bige");
+#if defined(IRGL_EDGE64)
+  EXPECT(contains(e, "byte offset 40: expected 17179869224 bytes for 1 nodes and 4294967296 edges"));
+#else
+  EXPECT(contains(e, "byte offset 24: the graph has 4294967296 edges, more than this build's 32-bit edge indices hold "
+                     "(4294967295); build the program with 64-bit edge indices"));
+#endif
+}
+
+TEST(edge_index_width) {
+  EXPECT_EQ(sizeof(irgl::edge_t), size_t(
+#if defined(IRGL_EDGE64)
+                                      8
+#else
+                                      4
+#endif
+                                      ));
+  EXPECT_EQ(irgl::kMaxEdges, static_cast<uint64_t>(static_cast<irgl::edge_t>(~0ull)));
 }
 
 TEST(bad_offsets) {
@@ -209,7 +229,7 @@ __global__ void degrees_and_weights(irgl::Graph g, uint32_t* deg, uint32_t* wsum
   if (n >= g.nnodes) return;
   deg[n] = g.degree(n);
   uint32_t w = 0, d = 0;
-  for (uint32_t e = g.begin(n); e < g.end(n); ++e) {
+  for (irgl::edge_t e = g.begin(n); e < g.end(n); ++e) {
     d += g.dst(e);
     if (g.edge_data != nullptr) w += g.data(e);
   }
@@ -248,15 +268,15 @@ TEST(transpose) {
   g.row_start = {0, 2, 3, 5, 6};
   g.edge_dst = {1, 2, 1, 1, 1, 0};
   const irgl::HostInEdges t = irgl::transpose(g, true);
-  EXPECT((t.start == std::vector<uint32_t>{0, 1, 5, 6, 6}));
+  EXPECT((t.start == std::vector<irgl::edge_t>{0, 1, 5, 6, 6}));
   EXPECT((t.source == std::vector<uint32_t>{3, 0, 1, 2, 2, 0}));
-  EXPECT((t.edge_id == std::vector<uint32_t>{5, 0, 2, 3, 4, 1}));
+  EXPECT((t.edge_id == std::vector<irgl::edge_t>{5, 0, 2, 3, 4, 1}));
   const irgl::HostInEdges bare = irgl::transpose(g, false);
   EXPECT(bare.edge_id.empty());
   EXPECT(bare.source == t.source);
   irgl::HostGraph empty;
   empty.row_start = {0};
-  EXPECT((irgl::transpose(empty, true).start == std::vector<uint32_t>{0}));
+  EXPECT((irgl::transpose(empty, true).start == std::vector<irgl::edge_t>{0}));
 }
 
 /// Warp efficiency (the figure irglc graph info prints, and the rule of the serial versions
@@ -273,10 +293,10 @@ TEST(warp_efficiency_and_the_serial_rule) {
       if (c > 0) grid.edge_dst.push_back(n - 1);
       if (c < 6) grid.edge_dst.push_back(n + 1);
       if (r < 4) grid.edge_dst.push_back(n + 7);
-      grid.row_start.push_back(static_cast<uint32_t>(grid.edge_dst.size()));
+      grid.row_start.push_back(grid.edge_dst.size());
     }
   }
-  grid.nedges = static_cast<uint32_t>(grid.edge_dst.size());
+  grid.nedges = static_cast<irgl::edge_t>(grid.edge_dst.size());
   EXPECT(grid.nedges == 116u);
   EXPECT(std::fabs(irgl::warp_efficiency(grid) - 116.0 / 224.0) < 1e-12);
   std::string why;
@@ -293,7 +313,7 @@ TEST(warp_efficiency_and_the_serial_rule) {
   hub.row_start.push_back(63);
   for (uint32_t v = 1; v < 64; ++v) {
     hub.edge_dst.push_back(0);
-    hub.row_start.push_back(static_cast<uint32_t>(hub.edge_dst.size()));
+    hub.row_start.push_back(hub.edge_dst.size());
   }
   hub.nedges = 126;
   EXPECT(std::fabs(irgl::warp_efficiency(hub) - 126.0 / (32.0 * 64.0)) < 1e-12);
@@ -318,6 +338,7 @@ int main(int argc, char** argv) {
   RUN(truncated_header);
   RUN(dst_out_of_range);
   RUN(bad_header_fields);
+  RUN(edge_index_width);
   RUN(bad_offsets);
   RUN(trailing_bytes_and_missing_file);
   RUN(load_gr_exits);

@@ -339,14 +339,14 @@ impl Emitter<'_> {
                 self.w
                     .line(format!("const uint32_t irgl_node{n} = {node};"));
                 self.w.line(format!(
-                    "const uint32_t irgl_end{n} = {g}.{csr}.end(irgl_node{n});"
+                    "const irgl::edge_t irgl_end{n} = {g}.{csr}.end(irgl_node{n});"
                 ));
                 let sites = irgl_ir::visit::loop_pushes(self.body(), &f.body, Aggregation::Thread);
                 let first = if sites.is_empty() {
                     format!("{g}.{csr}.begin(irgl_node{n})")
                 } else {
                     self.w.line(format!(
-                        "const uint32_t irgl_first{n} = {g}.{csr}.begin(irgl_node{n});"
+                        "const irgl::edge_t irgl_first{n} = {g}.{csr}.begin(irgl_node{n});"
                     ));
                     self.loop_reservations(
                         &sites,
@@ -356,7 +356,7 @@ impl Emitter<'_> {
                     format!("irgl_first{n}")
                 };
                 let head = format!(
-                    "for (uint32_t {v} = {}; {v} < irgl_end{n}; {}) ",
+                    "for (irgl::edge_t {v} = {}; {v} < irgl_end{n}; {}) ",
                     from(&first),
                     advance(&v)
                 );
@@ -502,7 +502,7 @@ impl Emitter<'_> {
                 self.w
                     .line(format!("const uint32_t irgl_node{n} = {node};"));
                 self.w.line(format!(
-                    "const uint32_t irgl_first{n} = {g}.{csr}.begin(irgl_node{n});"
+                    "const irgl::edge_t irgl_first{n} = {g}.{csr}.begin(irgl_node{n});"
                 ));
                 self.w.line(format!(
                     "const uint64_t irgl_total{n} = {g}.{csr}.end(irgl_node{n}) - irgl_first{n};"

@@ -9,7 +9,10 @@ use crate::names::cpp;
 pub(crate) fn c_type(t: Ty) -> &'static str {
     match t {
         Ty::Bool => "bool",
-        Ty::U32 | Ty::Node | Ty::Edge | Ty::InEdge | Ty::Triangle | Ty::Vertex => "uint32_t",
+        Ty::U32 | Ty::Node | Ty::Triangle | Ty::Vertex => "uint32_t",
+        // 32-bit, or 64-bit in a build for graphs of more than 2^32 - 1 edges (the runtime's
+        // `IRGL_EDGE64`).
+        Ty::Edge | Ty::InEdge => "irgl::edge_t",
         Ty::I32 => "int32_t",
         Ty::U64 => "unsigned long long",
         Ty::I64 => "long long",

@@ -167,6 +167,8 @@ struct ProgramTemplate {
     serial_versions: bool,
     serial_below_degree: u32,
     serial_efficiency: u32,
+    /// 64-bit edge indices (`--wide-edges`).
+    wide_edges: bool,
 }
 
 /// Whether some kernel asks for an in-edge's out-edge id (`g.edge_of(k)`).
@@ -229,6 +231,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         has_arrays: false,
         in_edge_ids: m.graph.in_edges && uses_edge_of(m),
         serial_versions: m.kernels.iter().any(|(_, k)| k.serial_version.is_some()),
+        wide_edges: m.launch.wide_edges,
         serial_below_degree: m.launch.serial_rule.map_or(0, |r| r.below_degree),
         serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),
     };

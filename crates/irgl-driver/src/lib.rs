@@ -256,6 +256,7 @@ pub fn optimize(
     m.launch.async_grid = config.async_grid;
     m.launch.async_local = config.async_local;
     m.launch.check_indices = config.check_indices;
+    m.launch.wide_edges = config.wide_edges;
     m.launch.grid = config.grid;
     m.launch.serial_rule = config.adapt.serial_rule().filter(|_| !m.graph.mesh);
 

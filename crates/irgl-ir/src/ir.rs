@@ -85,6 +85,9 @@ pub struct LaunchConfig {
     pub grid: LaunchGrid,
     /// Every index of a property element in kernels is checked (`--check-indices`).
     pub check_indices: bool,
+    /// Edge indices are 64-bit (`--wide-edges`): the program defines the runtime's
+    /// `IRGL_EDGE64`.
+    pub wide_edges: bool,
     /// Kernels with scheduled nested loops get a serial version, run on the graphs this
     /// rule chooses (`--adapt`); `None`: one version.
     pub serial_rule: Option<SerialRule>,

@@ -145,6 +145,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             async_local: false,
             grid: LaunchGrid::Resident,
             check_indices: false,
+            wide_edges: false,
             serial_rule: None,
         },
     }

@@ -43,6 +43,9 @@ pub struct OptConfig {
     /// arrays' indices are checked); a violation ends the program naming the kernel, the
     /// property and the index.
     pub check_indices: bool,
+    /// 64-bit edge indices, for graphs of more than 2^32 - 1 edges (`irglc run` and the
+    /// tools turn it on where a graph needs it); node ids stay 32-bit.
+    pub wide_edges: bool,
     /// Run-time adaptation: versions of kernels that the generated program chooses between
     /// from the graph it loads.
     pub adapt: AdaptConfig,
@@ -63,6 +66,7 @@ impl Default for OptConfig {
             pipe_unroll: 1,
             retry_backoff: BackoffConfig::default(),
             check_indices: false,
+            wide_edges: false,
             adapt: AdaptConfig::default(),
         }
     }
@@ -661,6 +665,10 @@ impl OptConfig {
             args.push("--check-indices".to_string());
             args.push("on".to_string());
         }
+        if self.wide_edges {
+            args.push("--wide-edges".to_string());
+            args.push("on".to_string());
+        }
         let adapt_defaults = AdaptConfig::default();
         if self.adapt.on {
             args.push("--adapt".to_string());
@@ -754,6 +762,9 @@ impl OptConfig {
                 }
                 "--check-indices" => {
                     c.check_indices = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--wide-edges" => {
+                    c.wide_edges = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--adapt" => {
                     c.adapt.on = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;

@@ -200,11 +200,28 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
         .collect();
     refuse_inputs(&outputs, &[&args.file, &args.graph])?;
     let arch = arch(&args.arch)?;
-    // Build into the cache (`build_cache`).
-    let (cu_text, needs) = generate(&args.file, &args.opts)?;
-    let exe = crate::build_cache::build_single(&program_name(&args.file), &cu_text, &arch, false)?;
+    let (mut cu_text, needs) = generate(&args.file, &args.opts)?;
     let graph = prepare_graph(&args.graph, &needs, args.weights_seed)?;
     refuse_inputs(&outputs, &[&graph])?;
+    if !needs.mesh && args.opts.wide_edges.is_none() {
+        let edges = irgl_graph::format::gr::edge_count(&graph).map_err(|e| {
+            say!("error: {e}");
+            Failure::User
+        })?;
+        if edges > u64::from(u32::MAX) {
+            say!(
+                "note: {} has {edges} edges, more than 32-bit edge indices hold: building with --wide-edges on",
+                graph.display()
+            );
+            let wide = OptArgs {
+                wide_edges: Some(true),
+                ..args.opts.clone()
+            };
+            cu_text = generate(&args.file, &wide)?.0;
+        }
+    }
+    // Build into the cache (`build_cache`).
+    let exe = crate::build_cache::build_single(&program_name(&args.file), &cu_text, &arch, false)?;
     if graph != args.graph {
         // Where a checker of the user's own finds the graph the program read.
         say!(

@@ -123,6 +123,12 @@ pub struct OptArgs {
     /// the property and the index. Off by default (each access costs a comparison).
     #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
     pub check_indices: Option<bool>,
+    /// 64-bit edge indices (`on`), for graphs of more than 2^32 - 1 edges (`irglc run` turns
+    /// it on by itself where its graph needs it; a program built without it stops on such a
+    /// graph, naming this flag). Off by default: 32-bit indices take half the memory of the
+    /// graph's offsets. Node ids stay 32-bit either way.
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
+    pub wide_edges: Option<bool>,
     /// Pipe unrolling: copies of the body of every repeating Pipe per trip of its loop
     /// (1, the default: none; up to 8). Programs without such a Pipe are left as they are.
     #[arg(long, value_name = "K")]
@@ -295,6 +301,9 @@ impl OptArgs {
         }
         if let Some(on) = self.check_indices {
             flag("--check-indices", switch(on));
+        }
+        if let Some(on) = self.wide_edges {
+            flag("--wide-edges", switch(on));
         }
         if let Some(k) = &self.retry_backoff {
             flag("--retry-backoff", k.to_string());

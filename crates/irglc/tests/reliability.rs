@@ -628,6 +628,71 @@ fn a_full_disk_leaves_every_file_as_it_was() {
     assert!(temps.is_empty(), "{temps:?}");
 }
 
+/// `irglc run` on a graph of more than 2^32 - 1 edges builds with 64-bit edge indices by
+/// itself (and says so); a 32-bit build is what it gets otherwise, or with `--wide-edges off`.
+/// The graph is a sparse file: one node with 2^32 edges to itself (16 GiB of zeros that take
+/// no disk).
+#[test]
+fn a_graph_beyond_32_bit_edges_gets_a_wide_build() {
+    let s = Scratch::new("wide");
+    s.program("bfs.irgl", "bfs.irgl");
+    let edges = 1u64 << 32;
+    let mut head = Vec::new();
+    for x in [1u64, 0, 1, edges, edges] {
+        head.extend_from_slice(&x.to_le_bytes());
+    }
+    let big = s.path("big.gr");
+    std::fs::write(&big, &head).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(head.len() as u64 + 4 * edges)
+        .unwrap();
+    let built = |s: &Scratch| -> Vec<String> {
+        let mut sources: Vec<String> = std::fs::read_dir(s.cache().join("build"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        sources.sort();
+        sources
+    };
+    let run = ["run", "bfs.irgl", "--graph", "big.gr", "--arch", "sm_90"];
+    let (_, err) = s.expect(&run, 0);
+    assert!(
+        err.contains("has 4294967296 edges, more than 32-bit edge indices hold: building with --wide-edges on"),
+        "{err}"
+    );
+    let sources = built(&s);
+    assert_eq!(sources.len(), 1);
+    assert!(
+        sources[0].contains("\n#define IRGL_EDGE64 1"),
+        "the wide build"
+    );
+    assert!(sources[0].contains("--wide-edges on"), "the header says so");
+    // Asked for 32-bit indices: no note, and a second, narrow build.
+    let (_, err) = s.expect(&[&run[..], &["--wide-edges", "off"]].concat(), 0);
+    assert!(!err.contains("wide-edges"), "{err}");
+    let sources = built(&s);
+    assert_eq!(sources.len(), 2);
+    assert!(sources.iter().any(|c| !c.contains("IRGL_EDGE64")));
+    // A small graph: 32-bit indices, the narrow build again (nothing new built).
+    s.expect(
+        &[
+            "graph", "gen", "grid", "--rows", "2", "--cols", "2", "-o", "g.gr",
+        ],
+        0,
+    );
+    let (_, err) = s.expect(
+        &["run", "bfs.irgl", "--graph", "g.gr", "--arch", "sm_90"],
+        0,
+    );
+    assert!(!err.contains("wide-edges"), "{err}");
+    assert_eq!(built(&s).len(), 2);
+}
+
 fn path_graph(s: &Scratch) {
     std::fs::write(
         s.path("path.mtx"),

@@ -10,8 +10,8 @@
 //              4 bytes of padding when E is odd
 //              u32 edge_data[E]  when the edge-data size is 4
 // Everything is validated (see read_gr): file size against the header,
-// version, edge-data size, N and E below 2^32, offsets monotone and <= E,
-// last offset == E, every dst < N. With edge-data size 0 and E odd, the
+// version, edge-data size, N below 2^32 - 1 and E within edge_t, offsets
+// monotone and <= E, last offset == E, every dst < N. With edge-data size 0 and E odd, the
 // padding may also be missing (files written by some tools end after dst).
 //
 // Host:   irgl::HostGraph g = irgl::load_gr(path);   // exits 1 with "error: ..." on a bad file
@@ -19,6 +19,10 @@
 //         kernel<<<...>>>(dg.view());
 // Device: Graph::begin(n), end(n), degree(n), dst(e), data(e).
 // Loading and uploading are not part of an algorithm's timing.
+//
+// Edge indices (edge_t) are 32-bit, or 64-bit where the program is compiled with
+// IRGL_EDGE64 defined (irglc builds so for graphs of more than 2^32 - 1 edges). Node
+// ids are 32-bit either way, and so is a node's degree.
 #pragma once
 
 #include <sys/stat.h>
@@ -41,22 +45,32 @@
 
 namespace irgl {
 
+/// An edge index (and an edge count): 64-bit in a build with IRGL_EDGE64, else 32-bit.
+#if defined(IRGL_EDGE64)
+using edge_t = unsigned long long;
+#else
+using edge_t = uint32_t;
+#endif
+
+/// The most edges a graph may have in this build.
+constexpr uint64_t kMaxEdges = static_cast<edge_t>(~edge_t(0));
+
 /// Device view of a CSR graph. Cheap to copy; does not own memory.
 struct Graph {
   uint32_t nnodes = 0;
-  uint32_t nedges = 0;
-  const uint32_t* row_start = nullptr;  ///< nnodes + 1 entries; edges of n are [row_start[n], row_start[n+1])
+  edge_t nedges = 0;
+  const edge_t* row_start = nullptr;    ///< nnodes + 1 entries; edges of n are [row_start[n], row_start[n+1])
   const uint32_t* edge_dst = nullptr;   ///< nedges entries
   const uint32_t* edge_data = nullptr;  ///< nedges entries, or null when the graph has no edge values
 
   // The topology never changes while a program runs: read it through the read-only data
   // cache (ld.global.nc), which also lets the compiler move these loads past stores.
-  __device__ __forceinline__ uint32_t begin(uint32_t n) const { return __ldg(row_start + n); }
-  __device__ __forceinline__ uint32_t end(uint32_t n) const { return __ldg(row_start + n + 1); }
-  __device__ __forceinline__ uint32_t degree(uint32_t n) const { return end(n) - begin(n); }
-  __device__ __forceinline__ uint32_t dst(uint32_t e) const { return __ldg(edge_dst + e); }
+  __device__ __forceinline__ edge_t begin(uint32_t n) const { return __ldg(row_start + n); }
+  __device__ __forceinline__ edge_t end(uint32_t n) const { return __ldg(row_start + n + 1); }
+  __device__ __forceinline__ uint32_t degree(uint32_t n) const { return static_cast<uint32_t>(end(n) - begin(n)); }
+  __device__ __forceinline__ uint32_t dst(edge_t e) const { return __ldg(edge_dst + e); }
   /// Edge value of e. Precondition: edge_data != nullptr.
-  __device__ __forceinline__ uint32_t data(uint32_t e) const { return edge_data[e]; }
+  __device__ __forceinline__ uint32_t data(edge_t e) const { return edge_data[e]; }
 };
 
 /// Device view of a graph's in-edges (its transpose). The in-edges of node n are the
@@ -64,23 +78,23 @@ struct Graph {
 /// in-edge k, edge_of(k) its id among the out-edges (for edge properties; only when the
 /// program asked for the ids). Cheap to copy; does not own memory.
 struct InEdges {
-  const uint32_t* start = nullptr;    ///< nnodes + 1 entries
-  const uint32_t* source = nullptr;   ///< nedges entries
-  const uint32_t* edge_id = nullptr;  ///< nedges entries, or null
+  const edge_t* start = nullptr;     ///< nnodes + 1 entries
+  const uint32_t* source = nullptr;  ///< nedges entries
+  const edge_t* edge_id = nullptr;   ///< nedges entries, or null
 
-  __device__ __forceinline__ uint32_t begin(uint32_t n) const { return __ldg(start + n); }
-  __device__ __forceinline__ uint32_t end(uint32_t n) const { return __ldg(start + n + 1); }
-  __device__ __forceinline__ uint32_t degree(uint32_t n) const { return end(n) - begin(n); }
-  __device__ __forceinline__ uint32_t src(uint32_t k) const { return __ldg(source + k); }
-  __device__ __forceinline__ uint32_t edge_of(uint32_t k) const { return __ldg(edge_id + k); }
+  __device__ __forceinline__ edge_t begin(uint32_t n) const { return __ldg(start + n); }
+  __device__ __forceinline__ edge_t end(uint32_t n) const { return __ldg(start + n + 1); }
+  __device__ __forceinline__ uint32_t degree(uint32_t n) const { return static_cast<uint32_t>(end(n) - begin(n)); }
+  __device__ __forceinline__ uint32_t src(edge_t k) const { return __ldg(source + k); }
+  __device__ __forceinline__ edge_t edge_of(edge_t k) const { return __ldg(edge_id + k); }
 };
 
 /// A graph in host memory (CSR).
 struct HostGraph {
   uint32_t nnodes = 0;
-  uint32_t nedges = 0;
+  edge_t nedges = 0;
   bool has_edge_data = false;       ///< the file's edge-data size was 4
-  std::vector<uint32_t> row_start;  ///< nnodes + 1 entries
+  std::vector<edge_t> row_start;    ///< nnodes + 1 entries
   std::vector<uint32_t> edge_dst;   ///< nedges entries
   std::vector<uint32_t> edge_data;  ///< nedges entries when has_edge_data, else empty
 };
@@ -156,8 +170,11 @@ inline bool read_gr(const std::string& path, HostGraph& g, std::string& error) {
     error = grfmt("%s: byte offset 16: expected a node count below 2^32 - 1, found %" PRIu64, p, n);
     return false;
   }
-  if (m > UINT32_MAX) {
-    error = grfmt("%s: byte offset 24: expected an edge count below 2^32, found %" PRIu64, p, m);
+  if (m > kMaxEdges) {
+    error = grfmt("%s: byte offset 24: the graph has %" PRIu64 " edges, more than this build's 32-bit edge indices "
+                  "hold (%" PRIu64 "); build the program with 64-bit edge indices (irglc builds so by itself for "
+                  "such a graph; nvcc -DIRGL_EDGE64)",
+                  p, m, kMaxEdges);
     return false;
   }
   const uint64_t off_index = 32;
@@ -181,7 +198,7 @@ inline bool read_gr(const std::string& path, HostGraph& g, std::string& error) {
     }
   }
   g.nnodes = static_cast<uint32_t>(n);
-  g.nedges = static_cast<uint32_t>(m);
+  g.nedges = static_cast<edge_t>(m);
   g.has_edge_data = esz == 4;
   g.row_start.resize(n + 1);
   g.row_start[0] = 0;
@@ -208,7 +225,7 @@ inline bool read_gr(const std::string& path, HostGraph& g, std::string& error) {
                         p, off_index + 8 * i, i, m, v);
           return false;
         }
-        g.row_start[i + 1] = static_cast<uint32_t>(v);
+        g.row_start[i + 1] = static_cast<edge_t>(v);
         prev = v;
       }
     }
@@ -270,7 +287,7 @@ inline bool write_gr(const std::string& path, const HostGraph& g, std::string& e
   }
   const uint64_t hdr[4] = {1, g.has_edge_data ? 4u : 0u, g.nnodes, g.nedges};
   bool ok = std::fwrite(hdr, sizeof hdr, 1, f) == 1;
-  for (uint32_t i = 0; ok && i < g.nnodes; ++i) {
+  for (uint64_t i = 0; ok && i < g.nnodes; ++i) {
     const uint64_t v = g.row_start[i + 1];
     ok = std::fwrite(&v, 8, 1, f) == 1;
   }
@@ -292,8 +309,8 @@ inline double warp_efficiency(const HostGraph& g) {
   uint64_t lanes = 0;
   for (uint64_t start = 0; start < g.nnodes; start += 32) {
     const uint64_t end = std::min<uint64_t>(start + 32, g.nnodes);
-    uint32_t widest = 0;
-    for (uint64_t n = start; n < end; ++n) widest = std::max(widest, g.row_start[n + 1] - g.row_start[n]);
+    uint64_t widest = 0;
+    for (uint64_t n = start; n < end; ++n) widest = std::max<uint64_t>(widest, g.row_start[n + 1] - g.row_start[n]);
     lanes += 32ull * widest;
   }
   return lanes == 0 ? 1.0 : static_cast<double>(g.nedges) / static_cast<double>(lanes);
@@ -334,16 +351,18 @@ class DeviceGraph {
   }
 
  private:
-  uint32_t nnodes_ = 0, nedges_ = 0;
+  uint32_t nnodes_ = 0;
+  edge_t nedges_ = 0;
   bool has_edge_data_ = false;
-  DeviceArray<uint32_t> row_start_, edge_dst_, edge_data_;
+  DeviceArray<edge_t> row_start_;
+  DeviceArray<uint32_t> edge_dst_, edge_data_;
 };
 
 /// The in-edges of a graph in host memory (see InEdges).
 struct HostInEdges {
-  std::vector<uint32_t> start;    ///< nnodes + 1 entries
-  std::vector<uint32_t> source;   ///< nedges entries
-  std::vector<uint32_t> edge_id;  ///< nedges entries when asked for, else empty
+  std::vector<edge_t> start;     ///< nnodes + 1 entries
+  std::vector<uint32_t> source;  ///< nedges entries
+  std::vector<edge_t> edge_id;   ///< nedges entries when asked for, else empty
 };
 
 /// The transpose of `g` by a counting sort (linear in the graph): each node's in-edges in
@@ -351,14 +370,14 @@ struct HostInEdges {
 inline HostInEdges transpose(const HostGraph& g, bool ids) {
   HostInEdges t;
   t.start.assign(static_cast<size_t>(g.nnodes) + 1, 0);
-  for (uint32_t e = 0; e < g.nedges; ++e) ++t.start[g.edge_dst[e] + 1];
+  for (edge_t e = 0; e < g.nedges; ++e) ++t.start[g.edge_dst[e] + 1];
   for (uint32_t n = 0; n < g.nnodes; ++n) t.start[n + 1] += t.start[n];
-  std::vector<uint32_t> next(t.start.begin(), t.start.end() - 1);
+  std::vector<edge_t> next(t.start.begin(), t.start.end() - 1);
   t.source.resize(g.nedges);
   if (ids) t.edge_id.resize(g.nedges);
   for (uint32_t u = 0; u < g.nnodes; ++u) {
-    for (uint32_t e = g.row_start[u]; e < g.row_start[u + 1]; ++e) {
-      const uint32_t k = next[g.edge_dst[e]]++;
+    for (edge_t e = g.row_start[u]; e < g.row_start[u + 1]; ++e) {
+      const edge_t k = next[g.edge_dst[e]]++;
       t.source[k] = u;
       if (ids) t.edge_id[k] = e;
     }
@@ -380,9 +399,9 @@ class DeviceInEdges {
       return;
     }
     const HostInEdges t = transpose(g, ids);
-    start_ = DeviceArray<uint32_t>(t.start);
+    start_ = DeviceArray<edge_t>(t.start);
     source_ = DeviceArray<uint32_t>(t.source);
-    if (ids) edge_id_ = DeviceArray<uint32_t>(t.edge_id);
+    if (ids) edge_id_ = DeviceArray<edge_t>(t.edge_id);
     view_.start = start_.data();
     view_.source = source_.data();
     view_.edge_id = ids ? edge_id_.data() : nullptr;
@@ -390,7 +409,8 @@ class DeviceInEdges {
   InEdges view() const { return view_; }
 
  private:
-  DeviceArray<uint32_t> start_, source_, edge_id_;
+  DeviceArray<edge_t> start_, edge_id_;
+  DeviceArray<uint32_t> source_;
   InEdges view_;
 };
 

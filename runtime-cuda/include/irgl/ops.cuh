@@ -159,23 +159,23 @@ inline void check_node(uint64_t n, uint32_t nnodes, const char* what) {
   }
 }
 
-inline void check_edge(uint64_t e, uint32_t nedges, const char* what) {
+inline void check_edge(uint64_t e, uint64_t nedges, const char* what) {
   if (e >= nedges) {
-    std::fprintf(stderr, "error: %s: %llu is not an edge of the graph (it has %u edges)\n", what,
-                 static_cast<unsigned long long>(e), nedges);
+    std::fprintf(stderr, "error: %s: %llu is not an edge of the graph (it has %llu edges)\n", what,
+                 static_cast<unsigned long long>(e), static_cast<unsigned long long>(nedges));
     std::exit(1);
   }
 }
 
 inline uint32_t host_degree(const HostGraph& g, uint64_t n) {
   check_node(n, g.nnodes, "g.degree");
-  return g.row_start[n + 1] - g.row_start[n];
+  return static_cast<uint32_t>(g.row_start[n + 1] - g.row_start[n]);
 }
-inline uint32_t host_begin(const HostGraph& g, uint64_t n) {
+inline edge_t host_begin(const HostGraph& g, uint64_t n) {
   check_node(n, g.nnodes, "g.edge_begin");
   return g.row_start[n];
 }
-inline uint32_t host_end(const HostGraph& g, uint64_t n) {
+inline edge_t host_end(const HostGraph& g, uint64_t n) {
   check_node(n, g.nnodes, "g.edge_end");
   return g.row_start[n + 1];
 }

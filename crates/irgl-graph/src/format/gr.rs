@@ -196,6 +196,24 @@ fn destination_error(h: &Header, path: &str, e: u64, x: u64, at: u64) -> Option<
     })
 }
 
+/// The edge count E of the `.gr` file at `path`, from its header (checked against the file's
+/// length), without reading the rest.
+pub fn edge_count(path: &std::path::Path) -> Result<u64> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| GraphError::io(&name, e))?;
+    let len = file.metadata().map_err(|e| GraphError::io(&name, e))?.len();
+    let mut r = Pos {
+        inner: file,
+        offset: 0,
+        path: name.clone(),
+    };
+    let mut head = [0u8; HEADER as usize];
+    r.read_exact(&mut head, &|| {
+        "a 32-byte header (version, edge data size, N, E)".into()
+    })?;
+    Ok(header(&head, &name, Some(len))?.m)
+}
+
 /// Reads a `.gr` file. `len` is the file's length when known (a plain file), used to reject a
 /// truncated or oversized file before reading it; without it (gzip) truncation is found when the
 /// data runs out.
@@ -338,14 +356,10 @@ pub fn read_bytes(bytes: &[u8], path: &str, progress: &dyn Progress) -> Result<C
     })
 }
 
-/// Checks that `g` can be written as `.gr` v1 by irglc.
+/// Checks that `g` can be written as `.gr` v1 by irglc: a valid CSR. (Any edge count: v1's
+/// offsets are 64-bit; programs read a graph of more than 2^32 - 1 edges when built with
+/// `--wide-edges on`.)
 pub fn check_writable(g: &Csr) -> Result<()> {
-    if g.num_edges() > u64::from(u32::MAX) {
-        return Err(GraphError::Invalid(format!(
-            "the graph has {} edges, but the .gr v1 files irglc writes are limited to 4294967295 edges (the CUDA runtime indexes edges with u32)",
-            g.num_edges()
-        )));
-    }
     g.validate()
         .map_err(|m| GraphError::Internal(format!("invalid CSR: {m}")))
 }
