@@ -305,7 +305,14 @@ pub(crate) fn prepare_graph(
     if needs.mesh {
         return prepare_mesh(graph);
     }
-    let is_gr = graph.extension().is_some_and(|e| e == "gr");
+    // A binary `.gr` as it is (a DIMACS text file named `.gr` is converted like any other).
+    let is_gr = graph.extension().is_some_and(|e| e == "gr") && {
+        let mut head = [0u8; 8];
+        std::fs::File::open(graph)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok()
+            && irgl_graph::load::detect("x.gr", &head) == Some(irgl_graph::load::Format::Gr)
+    };
     if is_gr && !needs.symmetric && !needs.simple && !needs.weights {
         return Ok(graph.to_path_buf());
     }

@@ -693,6 +693,21 @@ fn a_graph_beyond_32_bit_edges_gets_a_wide_build() {
     assert_eq!(built(&s).len(), 2);
 }
 
+/// A DIMACS text file named `.gr` is converted before a run, not handed to the program as a
+/// binary `.gr`.
+#[test]
+fn a_dimacs_file_named_gr_is_converted_for_a_run() {
+    let s = Scratch::new("dimacs");
+    s.program("bfs.irgl", "bfs.irgl");
+    std::fs::write(s.path("road.gr"), "c a path\np sp 3 2\na 1 2 5\na 2 3 7\n").unwrap();
+    let (_, err) = s.expect(
+        &["run", "bfs.irgl", "--graph", "road.gr", "--arch", "sm_90"],
+        0,
+    );
+    assert!(err.contains("note: the program reads"), "{err}");
+    assert!(err.contains("(the .gr of road.gr)"), "{err}");
+}
+
 fn path_graph(s: &Scratch) {
     std::fs::write(
         s.path("path.mtx"),
