@@ -205,13 +205,19 @@ pub fn edge_count(path: &std::path::Path) -> Result<u64> {
     let mut r = Pos {
         inner: file,
         offset: 0,
-        path: name.clone(),
+        path: name,
     };
+    Ok(read_header(&mut r, Some(len))?.m)
+}
+
+/// Reads and checks the header of the `.gr` stream `r` (against the file's length `len` when
+/// known).
+fn read_header<R: Read>(r: &mut Pos<R>, len: Option<u64>) -> Result<Header> {
     let mut head = [0u8; HEADER as usize];
     r.read_exact(&mut head, &|| {
         "a 32-byte header (version, edge data size, N, E)".into()
     })?;
-    Ok(header(&head, &name, Some(len))?.m)
+    header(&head, &r.path, len)
 }
 
 /// Reads a `.gr` file. `len` is the file's length when known (a plain file), used to reject a
@@ -228,11 +234,7 @@ pub fn read<R: Read>(
         offset: 0,
         path: path.to_string(),
     };
-    let mut head = [0u8; HEADER as usize];
-    r.read_exact(&mut head, &|| {
-        "a 32-byte header (version, edge data size, N, E)".into()
-    })?;
-    let h = header(&head, path, len)?;
+    let h = read_header(&mut r, len)?;
     progress.start("reading .gr", len, Unit::Bytes);
     let mut offsets = Vec::with_capacity(capped(h.n) + 1);
     offsets.push(0u64);
