@@ -404,6 +404,40 @@ TEST(worklist_set_permute) {
   }
 }
 
+TEST(worklist_capacity_fits_memory) {
+  // A capacity the user gave is kept (at most 2^32 - 1); the default bound where it fits.
+  EXPECT_EQ(irgl::worklist_capacity(5000, 10, 12), 5000u);
+  EXPECT_EQ(irgl::worklist_capacity(uint64_t{1} << 40, 10, 12), 0xffffffffu);
+  EXPECT_EQ(irgl::worklist_capacity(0, 100000, 12), 100000u);
+  EXPECT_EQ(irgl::worklist_capacity(0, uint64_t{1} << 40, 0), 0xffffffffu);
+  // A bound that does not fit: what fits, less the reserve.
+  size_t free_bytes = 0, total_bytes = 0;
+  IRGL_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const uint64_t mib = uint64_t{1} << 20;
+  const uint32_t fits = irgl::worklist_capacity(0, 0xffffffffull, mib);
+  EXPECT(fits >= 1024u);
+  EXPECT(fits < 0xffffffffu);
+  EXPECT(static_cast<uint64_t>(fits) * mib <= free_bytes - total_bytes / 16);
+  // No retry list in a program that never retries.
+  irgl::WorklistSet ws(16, /*retry=*/false);
+  EXPECT_EQ(ws.in().capacity(), 16u);
+  EXPECT_EQ(ws.out().capacity(), 16u);
+  EXPECT_EQ(ws.retry().capacity(), 0u);
+  EXPECT_EQ(ws.retry().size(), 0u);
+}
+
+TEST(device_bytes_counted) {
+  const size_t before = irgl::device_bytes_peak();
+  const size_t live = irgl::detail::device_bytes_live;
+  {
+    irgl::DeviceArray<uint32_t> a(size_t{64} << 20);  // 256 MiB
+    EXPECT_EQ(irgl::detail::device_bytes_live, live + (size_t{256} << 20));
+  }
+  EXPECT_EQ(irgl::detail::device_bytes_live, live);
+  EXPECT(irgl::device_bytes_peak() >= live + (size_t{256} << 20));
+  EXPECT(irgl::device_bytes_peak() >= before);
+}
+
 TEST(backoff_chunks) {
   EXPECT_EQ(irgl::backoff_chunk(1000u, 4u, 32u, 64u), 4u);
   EXPECT_EQ(irgl::backoff_chunk(32u, 4u, 32u, 64u), 4u);   // at the threshold: in runs
@@ -462,6 +496,8 @@ int main(int argc, char** argv) {
   RUN(reserve_block_one_trips);
   RUN(worklist_set_swap);
   RUN(worklist_set_permute);
+  RUN(worklist_capacity_fits_memory);
+  RUN(device_bytes_counted);
   RUN(overflow_message);
   return irgl_test::finish();
 }

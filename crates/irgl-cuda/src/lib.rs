@@ -169,6 +169,36 @@ struct ProgramTemplate {
     serial_efficiency: u32,
     /// 64-bit edge indices (`--wide-edges`).
     wide_edges: bool,
+    /// Some kernel or `main` uses the worklists: the host allocates the input and output
+    /// lists (a program without worklists allocates none).
+    worklists: bool,
+    /// Some kernel retries or respawns: the host also allocates the retry list.
+    retry_list: bool,
+    /// Device bytes per worklist item: 4 a list, 8 for the asynchronous task queue.
+    worklist_bytes: u32,
+}
+
+/// The worklists a program uses: (the input and output lists, the retry list).
+fn worklists_used(m: &Module) -> (bool, bool) {
+    let (mut lists, mut retry) = (false, false);
+    for (_, k) in m.kernels.iter() {
+        let f = k.facts();
+        lists |= f.uses_worklist;
+        retry |= f.retries;
+    }
+    visit::walk_stmts(
+        &m.host,
+        &m.host.block,
+        &mut |s| match &m.host.stmts[s].kind {
+            StmtKind::WorklistClear | StmtKind::WorklistInit(_) => lists = true,
+            StmtKind::WorklistSwap(w) => {
+                lists = true;
+                retry |= *w == WorklistRef::Retry;
+            }
+            _ => {}
+        },
+    );
+    (lists, lists && retry)
 }
 
 /// Whether some kernel asks for an in-edge's out-edge id (`g.edge_of(k)`).
@@ -204,6 +234,9 @@ fn host_launches(body: &Body, block: &Block) -> Vec<KernelId> {
 
 /// Generates the CUDA source of a module.
 pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
+    let (worklists, retry_list) = worklists_used(m);
+    let asynchronous = m.kernels.iter().any(|(_, k)| k.asynchronous.is_some());
+    let worklists = worklists || asynchronous;
     let mut t = ProgramTemplate {
         version: env!("CARGO_PKG_VERSION").to_string(),
         source: m.source.clone(),
@@ -220,7 +253,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         controls: Vec::new(),
         main_body: String::new(),
         needs_edge_data: m.graph.input.is_some(),
-        asynchronous: m.kernels.iter().any(|(_, k)| k.asynchronous.is_some()),
+        asynchronous,
         output_scalars: Vec::new(),
         output_arrays: Vec::new(),
         mesh: m.graph.mesh,
@@ -234,6 +267,10 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         wide_edges: m.launch.wide_edges,
         serial_below_degree: m.launch.serial_rule.map_or(0, |r| r.below_degree),
         serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),
+        worklists,
+        retry_list,
+        worklist_bytes: 4 * (2 + u32::from(retry_list)) * u32::from(worklists)
+            + 8 * u32::from(asynchronous),
     };
     for c in &m.consts {
         t.consts.push(Decl {

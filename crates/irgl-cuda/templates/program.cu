@@ -104,6 +104,7 @@ struct Host {
   irgl::DeviceArray<{{ p.ty }}> {{ p.name }};
 {%- endif %}
 {%- endfor %}
+  uint32_t wl_items;  // each worklist's capacity (0: the program has none)
   irgl::WorklistSet wl;
 {%- if asynchronous %}
   irgl::HostAsyncQueue queue;  // the task queue of the asynchronous kernels
@@ -121,11 +122,11 @@ struct Host {
 
 {%- if mesh %}
   // Each refinement adds one vertex and at least two triangle slots.
-  Host(irgl::HostMesh input, uint64_t triangle_capacity, uint32_t wl_capacity)
+  Host(irgl::HostMesh input, uint64_t triangle_capacity, uint64_t wl_capacity)
       : hm(std::move(input)),
         dm(hm, triangle_capacity, hm.nvertices + (triangle_capacity - hm.ntriangles) / 2 + 1),
 {%- else %}
-  Host(irgl::HostGraph graph, uint32_t wl_capacity)
+  Host(irgl::HostGraph graph, uint64_t wl_capacity)
       : hg(std::move(graph)),
         dg(hg),
 {%- if in_edges %}
@@ -137,8 +138,15 @@ struct Host {
         {{ p.name }}({{ p.size }}),
 {%- endif %}
 {%- endfor %}
-        wl(wl_capacity){% if asynchronous %},
-        queue(wl_capacity){% endif %} {
+{%- if worklists %}
+        // Sized after the graph and the properties: the default fits the memory left.
+        wl_items(irgl::worklist_capacity(wl_capacity, {% if mesh %}2ull * dm.triangle_capacity() + 1024{% else %}2ull * hg.nedges + hg.nnodes + 1024{% endif %},
+                                         /*bytes_per_item=*/{{ worklist_bytes }})),
+{%- else %}
+        wl_items(0),  // no worklists
+{%- endif %}
+        wl(wl_items, /*retry=*/{{ retry_list }}){% if asynchronous %},
+        queue(wl_items){% endif %} {
 {%- if mesh %}
     g.mesh = dm.view();
 {%- else %}
@@ -319,9 +327,9 @@ static int run(int argc, char** argv) {
   args.add<std::string>("mesh-output", "{{ program }}.mesh", "file the output mesh is written to");
 {%- endif %}
   args.add<uint64_t>("mesh-capacity", 0, "triangle slots for the mesh as it grows, deleted ones included (0: 16 x the input's triangles + 4096)");
-  args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x the mesh capacity + 1024)");
+  args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x the mesh capacity + 1024, or what fits the GPU memory left)");
 {%- else %}
-  args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x edges + nodes + 1024)");
+  args.add<uint64_t>("wl-capacity", 0, "worklist capacity in items (0: 2 x edges + nodes + 1024, or what fits the GPU memory left)");
 {%- endif %}
   args.add<bool>("kernel-times", false, "also time each kernel's launches (events around each; the record's `kernels`, medians over the runs)");
   args.add<uint64_t>("repeat", 1, "run the program this many times from the same start; time_ms is the median, outputs come from the last run");
@@ -382,15 +390,9 @@ static int run(int argc, char** argv) {
                  static_cast<unsigned long long>(mesh_capacity), hm.ntriangles);
     return 1;
   }
-  uint64_t capacity = args.get<uint64_t>("wl-capacity");
-  if (capacity == 0) capacity = 2ull * mesh_capacity + 1024;
-  if (capacity > 0xffffffffull) capacity = 0xffffffffull;
-  Host h(std::move(hm), mesh_capacity, static_cast<uint32_t>(capacity));
+  Host h(std::move(hm), mesh_capacity, args.get<uint64_t>("wl-capacity"));
 {%- else %}
-  uint64_t capacity = args.get<uint64_t>("wl-capacity");
-  if (capacity == 0) capacity = 2ull * hg.nedges + hg.nnodes + 1024;
-  if (capacity > 0xffffffffull) capacity = 0xffffffffull;
-  Host h(std::move(hg), static_cast<uint32_t>(capacity));
+  Host h(std::move(hg), args.get<uint64_t>("wl-capacity"));
 {%- endif %}
 {%- if has_arrays %}
   allocate_arrays(h);
@@ -479,6 +481,8 @@ static int run(int argc, char** argv) {
   record.options_json = args.options_json();
   record.device = irgl::device_name();
   record.kernels = irgl::median_kernel_times(kernel_times);
+  record.device_bytes = irgl::device_bytes_peak();
+  record.worklist_capacity = h.wl_items;
 {%- if serial_versions %}
   record.inner_loops = inner_loops;
 {%- endif %}

@@ -26,7 +26,15 @@ __global__ void fill_kernel(T* p, size_t n, T value) {
     p[i] = value;
   }
 }
+/// The bytes that DeviceArrays hold now, and the most they held at once (one process).
+inline size_t device_bytes_live = 0;
+inline size_t device_bytes_most = 0;
 }  // namespace detail
+
+/// The most device memory the process's DeviceArrays held at once, in bytes: the runtime's
+/// own accounting of a run (graph, properties, worklists, queues), which nvidia-smi's
+/// sampling can miss.
+inline size_t device_bytes_peak() { return detail::device_bytes_most; }
 
 template <class T>
 class DeviceArray {
@@ -74,7 +82,10 @@ class DeviceArray {
 
   /// Frees the allocation (errors from cudaFree are ignored here, as in a destructor).
   void reset() {
-    if (ptr_ != nullptr) (void)cudaFree(ptr_);
+    if (ptr_ != nullptr) {
+      (void)cudaFree(ptr_);
+      detail::device_bytes_live -= bytes();
+    }
     ptr_ = nullptr;
     n_ = 0;
   }
@@ -118,9 +129,11 @@ class DeviceArray {
     if (err != cudaSuccess) {
       ptr_ = nullptr;
       n_ = 0;
-      fatal("cannot allocate %zu bytes of device memory (%zu elements of %zu bytes): %s", n * sizeof(T), n,
-            sizeof(T), cudaGetErrorString(err));
+      fatal("cannot allocate %zu bytes of device memory (%zu elements of %zu bytes; %zu bytes allocated before): %s",
+            n * sizeof(T), n, sizeof(T), detail::device_bytes_live, cudaGetErrorString(err));
     }
+    detail::device_bytes_live += bytes();
+    if (detail::device_bytes_live > detail::device_bytes_most) detail::device_bytes_most = detail::device_bytes_live;
   }
   void bounds(size_t n, size_t offset, const char* what) const {
     if (offset > n_ || n > n_ - offset) {

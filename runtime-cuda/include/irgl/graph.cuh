@@ -26,8 +26,10 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdarg>
@@ -35,6 +37,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -123,6 +126,58 @@ struct FileCloser {
 };
 
 inline bool read_exact(std::FILE* f, void* dst, size_t bytes) { return std::fread(dst, 1, bytes, f) == bytes; }
+
+/// Runs f(lo, hi) over [0, n) split into one range per core (at most 32), each on its own
+/// thread; small n on the calling thread alone.
+template <class F>
+void parallel_ranges(uint64_t n, F f) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  const uint64_t parts = n < (1u << 20) ? 1 : std::min<uint64_t>(cores == 0 ? 1 : cores, 32);
+  if (parts <= 1) {
+    f(uint64_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (uint64_t t = 0; t < parts; ++t) threads.emplace_back(f, n * t / parts, n * (t + 1) / parts);
+  for (std::thread& t : threads) t.join();
+}
+
+/// Reads `count` elements of `size` bytes at byte `offset` of file `fd` into `dst`, on every
+/// core (the file's pages are read in parallel). False on a read error or a short file.
+inline bool read_parallel(int fd, void* dst, uint64_t count, uint64_t size, uint64_t offset) {
+  std::atomic<bool> ok{true};
+  parallel_ranges(count, [&](uint64_t lo, uint64_t hi) {
+    char* out = static_cast<char*>(dst) + lo * size;
+    uint64_t left = (hi - lo) * size, at = offset + lo * size;
+    while (left > 0) {
+      const ssize_t got = ::pread(fd, out, std::min<uint64_t>(left, 1ull << 30), static_cast<off_t>(at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        ok = false;
+        return;
+      }
+      out += got, at += static_cast<uint64_t>(got), left -= static_cast<uint64_t>(got);
+    }
+  });
+  return ok;
+}
+
+/// The first index in [0, n) where bad(i) holds, searched on every core; n when none does.
+template <class Bad>
+uint64_t first_bad(uint64_t n, Bad bad) {
+  std::atomic<uint64_t> first{n};
+  parallel_ranges(n, [&](uint64_t lo, uint64_t hi) {
+    for (uint64_t i = lo; i < hi && i < first.load(std::memory_order_relaxed); ++i) {
+      if (bad(i)) {
+        uint64_t seen = first.load();
+        while (i < seen && !first.compare_exchange_weak(seen, i)) {
+        }
+        return;
+      }
+    }
+  });
+  return first;
+}
 
 }  // namespace detail
 
@@ -240,26 +295,22 @@ inline bool read_gr(const std::string& path, HostGraph& g, std::string& error) {
       return false;
     }
   }
+  // The edges are read and checked on every core (a graph of billions of edges: seconds).
   g.edge_dst.resize(m);
-  if (m != 0 && !detail::read_exact(f, g.edge_dst.data(), 4 * m)) {
+  if (m != 0 && !detail::read_parallel(fileno(f), g.edge_dst.data(), m, 4, off_dst)) {
     error = grfmt("%s: byte offset %" PRIu64 ": read error", p, off_dst);
     return false;
   }
-  for (uint64_t e = 0; e < m; ++e) {
-    if (g.edge_dst[e] >= n) {
-      error = grfmt("%s: byte offset %" PRIu64 ": expected dst[%" PRIu64 "] < N = %" PRIu64 ", found %" PRIu32, p,
-                    off_dst + 4 * e, e, n, g.edge_dst[e]);
-      return false;
-    }
+  const uint32_t* dst = g.edge_dst.data();
+  const uint64_t e = detail::first_bad(m, [&](uint64_t i) { return dst[i] >= n; });
+  if (e < m) {
+    error = grfmt("%s: byte offset %" PRIu64 ": expected dst[%" PRIu64 "] < N = %" PRIu64 ", found %" PRIu32, p,
+                  off_dst + 4 * e, e, n, dst[e]);
+    return false;
   }
   if (esz == 4) {
-    uint32_t padding;
-    if (pad != 0 && !detail::read_exact(f, &padding, 4)) {
-      error = grfmt("%s: byte offset %" PRIu64 ": read error", p, off_dst + 4 * m);
-      return false;
-    }
     g.edge_data.resize(m);
-    if (m != 0 && !detail::read_exact(f, g.edge_data.data(), 4 * m)) {
+    if (m != 0 && !detail::read_parallel(fileno(f), g.edge_data.data(), m, 4, off_data)) {
       error = grfmt("%s: byte offset %" PRIu64 ": read error", p, off_data);
       return false;
     }

@@ -484,6 +484,10 @@ struct RunRecord {
   /// Which versions of the kernels ran, and why (`serial: mean degree ...`), for programs
   /// built with serial versions (irglc's `--adapt`); empty otherwise.
   std::string inner_loops;
+  /// The most device memory the run's DeviceArrays held at once (irgl::device_bytes_peak).
+  uint64_t device_bytes = 0;
+  /// Each worklist's capacity in items (0: the program has none).
+  uint64_t worklist_capacity = 0;
 };
 
 /// The median of `v` (the lower middle value for an even count); 0 for an empty vector.
@@ -532,6 +536,8 @@ inline std::string to_json(const RunRecord& r) {
     s += "]";
   }
   if (!r.inner_loops.empty()) s += ",\"inner_loops\":" + json_string(r.inner_loops);
+  if (r.device_bytes != 0) s += ",\"device_bytes\":" + std::to_string(r.device_bytes);
+  if (r.worklist_capacity != 0) s += ",\"worklist_capacity\":" + std::to_string(r.worklist_capacity);
   return s + "}";
 }
 

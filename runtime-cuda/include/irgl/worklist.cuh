@@ -31,6 +31,7 @@
 
 #include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -268,11 +269,41 @@ __host__ __device__ __forceinline__ T chunks_of(T items, uint32_t chunk) {
   return items / chunk + (items % chunk != 0u ? 1u : 0u);
 }
 
+/// The capacity of each worklist of a program whose user set none (`requested` 0): `bound`
+/// items, what a round can push by the program's shape, where that fits; else what fits
+/// the device memory free now, less a reserve (a sixteenth of the device's memory, at least
+/// 256 MiB) for what is allocated later, at `bytes_per_item` bytes an item over all lists
+/// and the task queue, with a note on stderr (a round that pushes more stops with the
+/// overflow error, which names --wl-capacity). A requested capacity is kept as it is. At
+/// most 2^32 - 1 (items are counted in u32).
+inline uint32_t worklist_capacity(uint64_t requested, uint64_t bound, uint64_t bytes_per_item) {
+  const uint64_t most = 0xffffffffull;
+  if (requested != 0) return static_cast<uint32_t>(requested < most ? requested : most);
+  uint64_t items = bound < most ? bound : most;
+  size_t free_bytes = 0, total_bytes = 0;
+  if (bytes_per_item == 0 || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return static_cast<uint32_t>(items);
+  const uint64_t reserve = total_bytes / 16 > (256ull << 20) ? total_bytes / 16 : (256ull << 20);
+  const uint64_t room = free_bytes > reserve ? (free_bytes - reserve) / bytes_per_item : 0;
+  if (items > room) {
+    const uint64_t fits = room > 1024 ? room : 1024;
+    std::fprintf(stderr,
+                 "note: worklists of %" PRIu64 " items each (of the %" PRIu64
+                 " a round may push at most: %.1f GiB, with %.1f GiB of the GPU free); a round "
+                 "that pushes more stops with an overflow error\n",
+                 fits, items, static_cast<double>(items * bytes_per_item) / (1ull << 30),
+                 static_cast<double>(free_bytes) / (1ull << 30));
+    items = fits;
+  }
+  return static_cast<uint32_t>(items);
+}
+
 /// The worklists of one Iterate/Pipe: `in` (popped), `out` (pushed) and
-/// `retry` (Retry/Respawn items), all of the same capacity.
+/// `retry` (Retry/Respawn items), all of the same capacity; `retry` holds none
+/// in a program that never retries.
 class WorklistSet {
  public:
-  explicit WorklistSet(uint32_t capacity) : in_(capacity), out_(capacity), retry_(capacity) {}
+  explicit WorklistSet(uint32_t capacity, bool retry = true)
+      : in_(capacity), out_(capacity), retry_(retry ? capacity : 0u) {}
 
   HostWorklist& in() { return in_; }
   HostWorklist& out() { return out_; }
