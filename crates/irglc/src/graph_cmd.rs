@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use irgl_graph::format::{gr, snap, snap::SnapIds};
+use irgl_graph::format::{gr, sg, snap, snap::SnapIds};
 use irgl_graph::generate::{self, RmatParams};
 use irgl_graph::load::{self, Format, LoadOptions};
 use irgl_graph::progress::Unit;
@@ -96,7 +96,8 @@ impl TransformArgs {
 pub struct ConvertArgs {
     /// The graph to convert.
     pub input: PathBuf,
-    /// Where to write the .gr file.
+    /// Where to write the graph: .gr (Galois binary), .txt or .el (a SNAP edge list), .sg or
+    /// .wsg (the GAP benchmark suite's serialized graph, without or with the weights).
     #[arg(short, long)]
     pub output: PathBuf,
     /// Convert as this program reads its graph (the graph `irglc run` gives it): symmetrized,
@@ -126,7 +127,8 @@ pub struct InfoArgs {
 /// Where and how to write a generated graph.
 #[derive(clap::Args)]
 pub struct GenOutput {
-    /// Where to write the .gr file (a SNAP edge list if it ends in .txt or .el).
+    /// Where to write the graph: .gr (Galois binary), .txt or .el (a SNAP edge list), .sg or
+    /// .wsg (the GAP benchmark suite's serialized graph, without or with the weights).
     #[arg(short, long)]
     pub output: PathBuf,
     #[command(flatten)]
@@ -315,6 +317,8 @@ enum OutFormat {
     Gr,
     /// A SNAP edge list (`.txt`, `.el`).
     EdgeList,
+    /// The GAP benchmark suite's serialized graph (`.sg`; `.wsg`: with the weights).
+    GapSerialized { weights: bool },
 }
 
 /// The format `path` asks for, or why none: a graph is written as `.gr`, or as an edge list
@@ -323,10 +327,12 @@ fn out_format(path: &Path) -> Result<OutFormat, GraphError> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("gr") => Ok(OutFormat::Gr),
         Some("txt" | "el") => Ok(OutFormat::EdgeList),
+        Some("sg") => Ok(OutFormat::GapSerialized { weights: false }),
+        Some("wsg") => Ok(OutFormat::GapSerialized { weights: true }),
         other => Err(GraphError::File {
             path: path.display().to_string(),
             message: format!(
-                "cannot write a graph {}: name the output .gr (Galois binary) or .txt / .el (an edge list)",
+                "cannot write a graph {}: name the output .gr (Galois binary), .txt / .el (an edge list) or .sg / .wsg (GAP's serialized graph)",
                 match other {
                     Some(ext) => format!("as .{ext}"),
                     None => "without an extension".to_string(),
@@ -344,12 +350,15 @@ fn refuse_inputs(outputs: &[&Path], inputs: &[&Path]) -> Result<(), GraphError> 
 
 fn write_graph(g: &Csr, path: &Path) -> Result<(), GraphError> {
     let format = out_format(path)?;
-    if format == OutFormat::Gr {
-        gr::check_writable(g)?;
+    match format {
+        OutFormat::Gr => gr::check_writable(g)?,
+        OutFormat::GapSerialized { weights } => sg::check_writable(g, weights)?,
+        OutFormat::EdgeList => {}
     }
     irgl_files::write_whole(path, |w| match format {
         OutFormat::EdgeList => snap::write(g, w),
         OutFormat::Gr => gr::write(g, w),
+        OutFormat::GapSerialized { weights } => sg::write(g, weights, w),
     })
     .map_err(|e| GraphError::Io {
         path: path.display().to_string(),

@@ -971,3 +971,44 @@ fn tune_saves_a_profile_that_compile_builds_from() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--profile "));
 }
+
+#[test]
+fn graphs_are_written_as_gap_serialized_files() {
+    let dir = scratch("sg");
+    let graph = path_graph(&dir);
+    let (g, sg, wsg) = (dir.join("g.gr"), dir.join("g.sg"), dir.join("g.wsg"));
+    let arg = |p: &Path| p.display().to_string();
+    // The directed path 0 -> 1 -> 2: the out-lists, then the in-lists.
+    let out = irglc(&["graph", "convert", &arg(&graph), "-o", &arg(&sg)]);
+    assert!(out.status.success(), "{out:?}");
+    let bytes = std::fs::read(&sg).unwrap();
+    assert_eq!(bytes.len(), 1 + 16 + 2 * (4 * 8 + 2 * 4));
+    assert_eq!(bytes[0], 1, "directed");
+    assert_eq!(
+        bytes[1..17],
+        [2, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0]
+    );
+    // Symmetrized and weighted: undirected, (node, weight) pairs.
+    let out = irglc(&[
+        "graph",
+        "convert",
+        &arg(&graph),
+        "-o",
+        &arg(&g),
+        "--symmetrize",
+        "--weights",
+        "3",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let out = irglc(&["graph", "convert", &arg(&g), "-o", &arg(&wsg)]);
+    assert!(out.status.success(), "{out:?}");
+    let bytes = std::fs::read(&wsg).unwrap();
+    assert_eq!(bytes.len(), 1 + 16 + 4 * 8 + 4 * 8);
+    assert_eq!(bytes[0], 0, "undirected");
+    // A .wsg of a graph without weights is refused, naming the fix.
+    let out = irglc(&["graph", "convert", &arg(&graph), "-o", &arg(&wsg)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a .wsg file holds weights"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

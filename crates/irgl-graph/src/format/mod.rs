@@ -9,6 +9,7 @@ pub mod dimacs;
 pub mod gr;
 pub mod metis;
 pub mod mtx;
+pub mod sg;
 pub mod snap;
 
 use std::io::{self, BufRead, Read};
