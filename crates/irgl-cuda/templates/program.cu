@@ -122,11 +122,11 @@ struct Host {
 
 {%- if mesh %}
   // Each refinement adds one vertex and at least two triangle slots.
-  Host(irgl::HostMesh input, uint64_t triangle_capacity, uint64_t wl_capacity)
+  Host(irgl::HostMesh input, uint64_t triangle_capacity, uint64_t {% if worklists %}wl_capacity{% else %}/*wl_capacity*/{% endif %})
       : hm(std::move(input)),
         dm(hm, triangle_capacity, hm.nvertices + (triangle_capacity - hm.ntriangles) / 2 + 1),
 {%- else %}
-  Host(irgl::HostGraph graph, uint64_t wl_capacity)
+  Host(irgl::HostGraph graph, uint64_t {% if worklists %}wl_capacity{% else %}/*wl_capacity*/{% endif %})
       : hg(std::move(graph)),
         dg(hg),
 {%- if in_edges %}
