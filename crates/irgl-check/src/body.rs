@@ -310,6 +310,13 @@ fn conversion_help(found: Ty, expected: Ty) -> Option<String> {
                 .to_string(),
         );
     }
+    if found.is_edge_index() && expected == Ty::U32 {
+        return Some(format!(
+            "an `{found}` is 64-bit in a build with wide edges (`--wide-edges on`), and a `u32` \
+             would cut it: keep it `{found}` (or `u64`), or write `(...) as u32` where it is \
+             known to fit"
+        ));
+    }
     if found.is_numeric() && expected.is_numeric() {
         return Some(format!("convert it explicitly: `(...) as {expected}`"));
     }
@@ -671,7 +678,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 };
                 let t1 = self.expr(first, expected);
                 let t2 = self.expr(second, Some(t1));
-                if t1.compatible(t2) {
+                if t1.mixes(t2) {
                     t1.join(t2)
                 } else {
                     let d = Diagnostic::error(
@@ -1128,7 +1135,7 @@ impl<'c, 'p> Body<'c, 'p> {
         if t2 == Ty::Error {
             return Ty::Error;
         }
-        if !t1.compatible(t2) {
+        if !t1.mixes(t2) {
             let (lt, rt) = if std::ptr::eq(first, lhs) {
                 (t1, t2)
             } else {
@@ -1565,7 +1572,8 @@ impl<'c, 'p> Body<'c, 'p> {
             "nedges" => {
                 self.cx
                     .resolve(e.id, Resolution::GraphField(GraphField::NEdges));
-                return Ty::U32;
+                // A count of arcs: as wide as an edge index.
+                return Ty::Edge;
             }
             "nodes" => {
                 let d = Diagnostic::error("E0107", format!("`{g}.nodes` is not a value"))
@@ -2190,7 +2198,7 @@ impl<'c, 'p> Body<'c, 'p> {
         }
         let Some(second) = second else { return t1 };
         let t2 = self.expr(second, Some(t1));
-        if !t1.compatible(t2) {
+        if !t1.mixes(t2) {
             let d = Diagnostic::error(
                 "E0201",
                 format!(
@@ -3769,7 +3777,7 @@ impl<'c, 'p> Body<'c, 'p> {
                 };
                 let t1 = self.expr(first, None);
                 let t2 = self.expr(second, Some(t1).filter(|t| t.is_integer()));
-                let t = if !t1.compatible(t2) {
+                let t = if !t1.mixes(t2) {
                     let d = Diagnostic::error(
                         "E0201",
                         format!(

@@ -131,22 +131,42 @@ impl Ty {
         }
     }
 
-    /// Whether a value of type `found` may be used where `self` is expected (and vice versa):
-    /// equal types, `u32` with `node` or `edge`, or an already reported error.
+    /// `edge` and `in_edge`: positions among the arcs, 64-bit in a build with wide edges
+    /// (`--wide-edges on`), 32-bit otherwise.
+    pub fn is_edge_index(self) -> bool {
+        matches!(self, Ty::Edge | Ty::InEdge)
+    }
+
+    /// Whether a value of type `found` may be stored where `self` is expected: equal types, a
+    /// `u32` into any index type, `node`, `triangle` and `vertex` into a `u32`, or an already
+    /// reported error. An `edge` or `in_edge` does not go into a `u32` without `as`: in a build
+    /// with wide edges it is 64-bit, and the store would cut it.
     pub fn compatible(self, found: Ty) -> bool {
         self == found
             || self == Ty::Error
             || found == Ty::Error
-            || (self == Ty::U32 && found.is_u32_like())
+            || (self == Ty::U32 && found.is_u32_like() && !found.is_edge_index())
             || (found == Ty::U32 && self.is_u32_like())
     }
 
-    /// The type of `a op b` for two compatible operand types: the common type, `u32` when
-    /// `u32` meets `node`/`edge`.
+    /// Whether values of the two types mix in one expression (the operands of arithmetic or a
+    /// comparison, the branches of `?:`, a range's bounds): one goes where the other is
+    /// expected.
+    pub fn mixes(self, other: Ty) -> bool {
+        self.compatible(other) || other.compatible(self)
+    }
+
+    /// The type of `a op b` for two operand types that mix: the common type; where `u32` meets
+    /// an index type, the `edge` or `in_edge` (the wider in a build with wide edges), else
+    /// `u32`.
     pub fn join(self, other: Ty) -> Ty {
         if self == other || other == Ty::Error {
             self
         } else if self == Ty::Error {
+            other
+        } else if self.is_edge_index() {
+            self
+        } else if other.is_edge_index() {
             other
         } else {
             Ty::U32
@@ -198,11 +218,19 @@ mod tests {
     #[test]
     fn index_types_mix_with_u32_only() {
         assert!(Ty::Node.compatible(Ty::U32));
-        assert!(Ty::U32.compatible(Ty::Edge));
+        assert!(Ty::U32.compatible(Ty::Node));
+        assert!(Ty::Edge.compatible(Ty::U32));
+        // An edge does not go into a u32 (64-bit in wide builds), but the two mix.
+        assert!(!Ty::U32.compatible(Ty::Edge));
+        assert!(!Ty::U32.compatible(Ty::InEdge));
+        assert!(Ty::U32.mixes(Ty::Edge) && Ty::Edge.mixes(Ty::U32));
         assert!(!Ty::Node.compatible(Ty::Edge));
+        assert!(!Ty::Node.mixes(Ty::Edge));
         assert!(!Ty::U32.compatible(Ty::I32));
         assert!(!Ty::U64.compatible(Ty::U32));
         assert_eq!(Ty::Node.join(Ty::U32), Ty::U32);
         assert_eq!(Ty::Node.join(Ty::Node), Ty::Node);
+        assert_eq!(Ty::U32.join(Ty::Edge), Ty::Edge);
+        assert_eq!(Ty::Edge.join(Ty::U32), Ty::Edge);
     }
 }

@@ -1079,6 +1079,13 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// Two operands of one operation: either type goes where the other is expected.
+    fn mixes(&mut self, a: Ty, b: Ty, what: &str) {
+        if !a.mixes(b) || a == Ty::Error || b == Ty::Error {
+            self.err(format!("{what}: {a} and {b} do not mix"));
+        }
+    }
+
     fn place(&mut self, place: &Place, assigned: bool) -> Option<Ty> {
         match place {
             Place::Local(l) => {
@@ -1219,7 +1226,7 @@ impl<'a> Verifier<'a> {
                         self.compatible(Ty::Bool, b, "operand");
                         self.compatible(Ty::Bool, ty, "result");
                     } else if op.is_comparison() {
-                        self.compatible(a, b, "compared operand");
+                        self.mixes(a, b, "compared operand");
                         self.compatible(Ty::Bool, ty, "comparison");
                     } else if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
                         self.compatible(a, ty, "shifted value");
@@ -1227,7 +1234,7 @@ impl<'a> Verifier<'a> {
                             self.err(format!("shift amount of type {b}"));
                         }
                     } else {
-                        self.compatible(a, b, "operand");
+                        self.mixes(a, b, "operand");
                         self.compatible(a.join(b), ty, "arithmetic result");
                     }
                 }
@@ -1351,7 +1358,15 @@ impl<'a> Verifier<'a> {
                     ));
                 }
             }
-            ExprKind::GraphSize(_) => self.compatible(Ty::U32, ty, "graph size"),
+            ExprKind::GraphSize(f) => {
+                // The number of arcs is as wide as an edge index.
+                let size_ty = if *f == GraphField::NEdges {
+                    Ty::Edge
+                } else {
+                    Ty::U32
+                };
+                self.compatible(size_ty, ty, "graph size");
+            }
             ExprKind::GraphQuery(m, _) => {
                 let (arg, res) = match m {
                     GraphMethod::Dst => (Ty::Edge, Ty::Node),
