@@ -35,7 +35,15 @@
 //! [gapbs]                           # the GAP peer (optional; or irglc bench --gapbs DIR)
 //! path = "../../shared/peers/gapbs"
 //! delta = 256
+//! [lonestargpu]                     # LonestarGPU (optional; or --lonestargpu DIR)
+//! path = "../../shared/peers/lonestargpu"
+//! [ecl]                             # the ECL codes (optional; or --ecl DIR)
+//! path = "../../shared/peers/ecl"
 //! ```
+//!
+//! The peers run on the same converted graphs as the programs; [`peer_kernel`] says which of
+//! a peer's kernels stands beside a program family, and the tables show the fastest correct
+//! peer of each program and graph.
 
 use std::collections::BTreeSet;
 
@@ -61,6 +69,10 @@ pub struct Suite {
     pub programs: Vec<ProgramSpec>,
     #[serde(default)]
     pub gapbs: Option<GapSpec>,
+    #[serde(default)]
+    pub lonestargpu: Option<PeerPath>,
+    #[serde(default)]
+    pub ecl: Option<PeerPath>,
     /// The set that stands for the default build (flags `-O2`): the report then says, per
     /// program and graph, how far it is from the best set (`levels_table`).
     #[serde(default)]
@@ -188,6 +200,14 @@ pub struct GapSpec {
 
 fn default_delta() -> u64 {
     256
+}
+
+/// A peer given by its source tree.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeerPath {
+    /// Its source tree, relative to the suite file.
+    pub path: String,
 }
 
 impl Suite {
@@ -331,6 +351,9 @@ pub struct PeerRecord {
     pub outcome: Outcome,
     #[serde(default)]
     pub median_ms: Option<f64>,
+    /// How its output was checked (`irglc's bfs reference`, `its own verification`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
 }
 
 /// What a run of a suite recorded.
@@ -374,16 +397,79 @@ impl BenchRecord {
     }
 }
 
-/// The peer kernel that computes what a program of `family` (a CPU reference's name) does,
-/// if the peer has one.
-pub fn gap_kernel(family: &str) -> Option<&'static str> {
-    match family {
-        "bfs" => Some("bfs"),
-        "sssp" => Some("sssp"),
-        "pr" => Some("pr"),
-        "cc" => Some("cc"),
-        "tc" => Some("tc"),
-        _ => None,
+/// The peers `irglc bench` runs, by the names its records give them.
+pub const PEERS: [&str; 3] = ["gapbs", "lonestargpu", "ecl"];
+
+/// The kernel of `peer` (one of [`PEERS`]) that computes what a program of `family` (a CPU
+/// reference's name) does, if the peer has one.
+pub fn peer_kernel(peer: &str, family: &str) -> Option<&'static str> {
+    PEER_KERNELS
+        .iter()
+        .find(|(p, f, _)| *p == peer && *f == family)
+        .map(|(_, _, k)| *k)
+}
+
+/// Peer, program family, the peer's kernel.
+const PEER_KERNELS: &[(&str, &str, &str)] = &[
+    ("gapbs", "bfs", "bfs"),
+    ("gapbs", "sssp", "sssp"),
+    ("gapbs", "pr", "pr"),
+    ("gapbs", "cc", "cc"),
+    ("gapbs", "tc", "tc"),
+    ("lonestargpu", "bfs", "bfs"),
+    ("lonestargpu", "sssp", "sssp"),
+    ("lonestargpu", "pr", "pagerank"),
+    ("lonestargpu", "cc", "cc"),
+    ("lonestargpu", "tc", "tc"),
+    ("lonestargpu", "mis", "mis"),
+    ("lonestargpu", "mst", "mst"),
+    ("ecl", "cc", "ecl-cc"),
+    ("ecl", "mis", "ecl-mis"),
+    ("ecl", "mst", "ecl-mst"),
+    ("ecl", "color", "ecl-gc"),
+];
+
+/// The fastest correct peer run beside a program of `family` on `graph`.
+pub fn best_peer<'r>(report: &'r BenchReport, family: &str, graph: &str) -> Option<&'r PeerRecord> {
+    report
+        .peers
+        .iter()
+        .filter(|p| p.graph == graph && peer_kernel(&p.peer, family) == Some(p.kernel.as_str()))
+        .filter(|p| p.median_ms.is_some())
+        .min_by(|a, b| a.median_ms.unwrap().total_cmp(&b.median_ms.unwrap()))
+}
+
+/// Whether any peer ran beside a program of `family` on `graph` (correct or not).
+fn any_peer(report: &BenchReport, family: &str, graph: &str) -> bool {
+    report
+        .peers
+        .iter()
+        .any(|p| p.graph == graph && peer_kernel(&p.peer, family) == Some(p.kernel.as_str()))
+}
+
+/// The best peer's cell of a table: its time and name, `failed` where every peer beside the
+/// program failed or was wrong, `-` where none ran.
+fn peer_cell(report: &BenchReport, family: Option<&str>, graph: &str) -> (String, Option<f64>) {
+    let Some(f) = family else {
+        return ("-".into(), None);
+    };
+    match best_peer(report, f, graph) {
+        Some(p) => {
+            let t = p.median_ms.expect("a best peer has a time");
+            (format!("{t:.3} {}", short_peer(&p.peer)), Some(t))
+        }
+        None if any_peer(report, f, graph) => ("failed".into(), None),
+        None => ("-".into(), None),
+    }
+}
+
+/// A peer's name in a table column.
+fn short_peer(peer: &str) -> &str {
+    match peer {
+        "gapbs" => "GAP",
+        "lonestargpu" => "LSG",
+        "ecl" => "ECL",
+        other => other,
     }
 }
 
@@ -391,13 +477,6 @@ pub fn gap_kernel(family: &str) -> Option<&'static str> {
 /// over the program's first set on that graph, and the peer's time where there is one.
 pub fn table(report: &BenchReport, family_of: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::new();
-    let peer_for = |program: &str, graph: &str| {
-        let kernel = family_of(program).and_then(|f| gap_kernel(&f))?;
-        report
-            .peers
-            .iter()
-            .find(|p| p.kernel == kernel && p.graph == graph)
-    };
     let has_peers = !report.peers.is_empty();
     out.push_str(&format!(
         "{:<10} {:<16} {:<28} {:>12} {:>9}{}\n",
@@ -406,7 +485,11 @@ pub fn table(report: &BenchReport, family_of: &dyn Fn(&str) -> Option<String>) -
         "set",
         "median ms",
         "speedup",
-        if has_peers { "      GAP ms" } else { "" }
+        if has_peers {
+            format!(" {:>16} {:>8}", "best peer ms", "vs peer")
+        } else {
+            String::new()
+        }
     ));
     for r in &report.records {
         let first = report
@@ -424,13 +507,12 @@ pub fn table(report: &BenchReport, family_of: &dyn Fn(&str) -> Option<String>) -
             _ => "-".into(),
         };
         let peer = if has_peers {
-            match peer_for(&r.program, &r.graph) {
-                Some(p) => match p.median_ms {
-                    Some(t) => format!(" {t:>11.3}"),
-                    None => format!(" {:>11}", "failed"),
-                },
-                None => format!(" {:>11}", "-"),
-            }
+            let (cell, t) = peer_cell(report, family_of(&r.program).as_deref(), &r.graph);
+            let vs = match (t, r.median_ms) {
+                (Some(p), Some(t)) => format!("{:.2}x", p / t),
+                _ => "-".into(),
+            };
+            format!(" {cell:>16} {vs:>8}")
         } else {
             String::new()
         };
@@ -449,7 +531,40 @@ pub fn table(report: &BenchReport, family_of: &dyn Fn(&str) -> Option<String>) -
             out.push_str(&format!("{}: outputs {check}\n", r.program));
         }
     }
+    if has_peers {
+        out.push_str(
+            "best peer: the fastest correct peer run on that graph; vs peer: its time over this set's (above 1: irglc is faster)\n",
+        );
+    }
     out
+}
+
+/// Every peer run of a report: peer, kernel, graph, median, and how its output was checked.
+pub fn peers_table(report: &BenchReport) -> Option<String> {
+    if report.peers.is_empty() {
+        return None;
+    }
+    let mut out = format!(
+        "{:<12} {:<10} {:<16} {:>12}  {}\n",
+        "peer", "kernel", "graph", "median ms", "checked"
+    );
+    for p in &report.peers {
+        let time = match (&p.outcome, p.median_ms) {
+            (_, Some(t)) => format!("{t:.3}"),
+            (Outcome::Wrong { .. }, _) => "WRONG".into(),
+            (Outcome::Timeout { .. }, _) => "timeout".into(),
+            _ => "failed".into(),
+        };
+        let how = match &p.outcome {
+            Outcome::Ok { .. } => p.check.clone().unwrap_or_else(|| "not checked".into()),
+            other => other.describe(),
+        };
+        out.push_str(&format!(
+            "{:<12} {:<10} {:<16} {time:>12}  {how}\n",
+            p.peer, p.kernel, p.graph
+        ));
+    }
+    Some(out)
 }
 
 /// How the default build compares with the other sets: per program and graph, the default's
@@ -509,7 +624,7 @@ pub fn levels_table(
             single.unwrap_or("none (no set is correct on every graph)")
         ));
         out.push_str(&format!(
-            "  {:<16} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}  {:<28} {:>9}\n",
+            "  {:<16} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}  {:<28} {:>16}\n",
             "graph",
             "default",
             "baseline",
@@ -518,7 +633,7 @@ pub fn levels_table(
             "/single",
             "/best",
             "best set",
-            "GAP ms"
+            "best peer ms"
         ));
         let mut ratios = Vec::new();
         let mut single_ratios = Vec::new();
@@ -538,12 +653,9 @@ pub fn levels_table(
             let r_single = ratio(d, st);
             ratios.extend(r_best);
             single_ratios.extend(r_single);
-            let peer = family_of(p)
-                .and_then(|f| gap_kernel(&f))
-                .and_then(|k| report.peers.iter().find(|x| x.kernel == k && x.graph == *g))
-                .and_then(|x| x.median_ms);
+            let (peer, _) = peer_cell(report, family_of(p).as_deref(), g);
             out.push_str(&format!(
-                "  {g:<16} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}  {:<28} {:>9}\n",
+                "  {g:<16} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}  {:<28} {:>16}\n",
                 ms(d),
                 ms(time(p, g, baseline)),
                 ms(st),
@@ -551,7 +663,7 @@ pub fn levels_table(
                 r_single.map_or("-".into(), |r| format!("{r:.2}x")),
                 r_best.map_or("-".into(), |r| format!("{r:.2}x")),
                 best.map_or("-", |b| b.0),
-                ms(peer),
+                peer,
             ));
         }
         let geo = |v: &[f64]| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp();
@@ -709,6 +821,10 @@ graphs = ["r"]
 args = ["--x", "1"]
 [gapbs]
 path = "gap"
+[lonestargpu]
+path = "lsg"
+[ecl]
+path = "ecl"
 "#;
 
     #[test]
@@ -733,6 +849,8 @@ path = "gap"
         assert_eq!(names(s.sets_of(&s.programs[1])), ["tb"]);
         assert_eq!(s.graphs_of(&s.programs[1]).len(), 1);
         assert_eq!(s.gapbs.as_ref().unwrap().delta, 256);
+        assert_eq!(s.lonestargpu.as_ref().unwrap().path, "lsg");
+        assert_eq!(s.ecl.as_ref().unwrap().path, "ecl");
     }
 
     #[test]
@@ -822,6 +940,47 @@ path = "gap"
             "{t}"
         );
         assert!(levels_table(&r, "nope", &family).is_none());
+    }
+
+    #[test]
+    fn the_best_correct_peer_stands_beside_each_program() {
+        let mut r = report(&[("g1", "s", ok(&[2.0])), ("g2", "s", ok(&[2.0]))]);
+        let peer = |peer: &str, kernel: &str, graph: &str, o: Outcome| {
+            let median_ms = match &o {
+                Outcome::Ok { times_ms } => Some(median(times_ms)),
+                _ => None,
+            };
+            PeerRecord {
+                peer: peer.into(),
+                kernel: kernel.into(),
+                graph: graph.into(),
+                args: Vec::new(),
+                outcome: o,
+                median_ms,
+                check: None,
+            }
+        };
+        r.peers = vec![
+            peer("gapbs", "bfs", "g1", ok(&[8.0])),
+            peer("lonestargpu", "bfs", "g1", ok(&[4.0])),
+            // Faster, but wrong: never the best.
+            peer("lonestargpu", "sssp", "g1", ok(&[0.1])),
+            peer("gapbs", "bfs", "g2", Outcome::Wrong { why: "x".into() }),
+        ];
+        assert_eq!(best_peer(&r, "bfs", "g1").unwrap().peer, "lonestargpu");
+        assert!(best_peer(&r, "bfs", "g2").is_none());
+        assert!(best_peer(&r, "cc", "g1").is_none());
+        let family = |_: &str| Some("bfs".to_string());
+        let t = table(&r, &family);
+        assert!(t.contains("4.000 LSG"), "{t}");
+        assert!(t.contains("2.00x"), "{t}");
+        assert!(t.contains("failed"), "{t}");
+        let p = peers_table(&r).unwrap();
+        assert!(p.contains("lonestargpu  bfs"), "{p}");
+        assert!(p.contains("WRONG"), "{p}");
+        assert_eq!(peer_kernel("ecl", "color"), Some("ecl-gc"));
+        assert_eq!(peer_kernel("lonestargpu", "pr"), Some("pagerank"));
+        assert_eq!(peer_kernel("gapbs", "mis"), None);
     }
 
     fn report(rows: &[(&str, &str, Outcome)]) -> BenchReport {

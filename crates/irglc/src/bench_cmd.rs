@@ -1,10 +1,12 @@
 //! `irglc bench SUITE.toml`: every program of a suite on each of its graphs under each of its
 //! option sets, built once per distinct program (the build cache of `irglc tune`), run with
 //! several timed runs in one process, each output checked against the CPU reference, and the
-//! medians written as JSON records with the GPU, the driver and the exact options; with a
-//! GAP source tree (`--gapbs DIR` or the suite's `[gapbs]`), GAP's matching kernels run on the
-//! same converted graphs in the same run (`crate::peer`). `irglc bench compare OLD NEW`
-//! prints the speedups between two such files and flags the changes beyond the noise.
+//! medians written as JSON records with the GPU, the driver and the exact options; with the
+//! source trees of peers (GAP, LonestarGPU, the ECL codes: `--gapbs DIR`, `--lonestargpu DIR`,
+//! `--ecl DIR` or the suite's sections), their matching kernels run on the same converted
+//! graphs in the same run, right after the programs on each graph (`crate::peer`).
+//! `irglc bench compare OLD NEW` prints the speedups between two such files and flags the
+//! changes beyond the noise.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,12 +16,11 @@ use irgl_diagnostics::SourceMap;
 use irgl_graph::verify::Program;
 use irgl_tune::Outcome;
 use irgl_tune::bench::{
-    BenchRecord, BenchReport, GraphSpec, PeerRecord, Suite, Verdict, compare, compare_table,
-    gap_kernel, table,
+    BenchRecord, BenchReport, GraphSpec, Suite, Verdict, compare, compare_table, peers_table, table,
 };
 
 use crate::output_check::{CheckCommand, VerifyArg};
-use crate::peer::{Gap, edge_list, gap_args};
+use crate::peer::{PeerDirs, PeerJob, Peers};
 use crate::tune_run::{RunSpec, run_variant};
 use crate::{Failure, load, report};
 
@@ -37,6 +38,14 @@ pub struct BenchArgs {
     /// suite's `[gapbs] path`).
     #[arg(long, value_name = "DIR")]
     pub gapbs: Option<PathBuf>,
+    /// A LonestarGPU tree (its build.sh) to build and run beside the programs (overrides the
+    /// suite's `[lonestargpu] path`).
+    #[arg(long, value_name = "DIR")]
+    pub lonestargpu: Option<PathBuf>,
+    /// A folder of the ECL codes (ECL-CC, ECL-MIS, ECL-MST, ECL-GC) to build and run beside
+    /// the programs (overrides the suite's `[ecl] path`).
+    #[arg(long, value_name = "DIR")]
+    pub ecl: Option<PathBuf>,
     /// Timed runs per program, graph and set (overrides the suite's `runs`).
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
@@ -157,7 +166,8 @@ fn compare_files(old: &Path, new: &Path, threshold: f64) -> Result<(), Failure> 
 
 /// How a suite's program has its outputs checked.
 enum BenchCheck {
-    /// Against the CPU reference of its family (GAP runs beside it where GAP has the kernel).
+    /// Against the CPU reference of its family (the peers run beside it where they have the
+    /// kernel).
     Family(Program),
     /// By the suite's command.
     Command(CheckCommand),
@@ -301,20 +311,35 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
             say!("error: cannot create a temporary folder: {e}");
             Failure::User
         })?;
-    // What the peer needs of each program's runs: its graph, its parameters, its rounds.
-    let gap_dir = args.gapbs.clone().or_else(|| {
-        suite
-            .gapbs
-            .as_ref()
-            .and_then(|g| g.path.as_ref())
-            .map(|p| base.join(p))
-    });
-    let mut peer_jobs: Vec<PeerJob> = Vec::new();
+    // The peers, built before anything runs.
+    let dirs = PeerDirs {
+        gapbs: args.gapbs.clone().or_else(|| {
+            suite
+                .gapbs
+                .as_ref()
+                .and_then(|g| g.path.as_ref())
+                .map(|p| base.join(p))
+        }),
+        lonestargpu: args
+            .lonestargpu
+            .clone()
+            .or_else(|| suite.lonestargpu.as_ref().map(|p| base.join(&p.path))),
+        ecl: args
+            .ecl
+            .clone()
+            .or_else(|| suite.ecl.as_ref().map(|p| base.join(&p.path))),
+    };
+    let gap_delta = suite.gapbs.as_ref().map_or(256, |g| g.delta);
+    let peers = Peers::build(&dirs, &arch, gap_delta)?;
+    if dirs.gapbs.is_some() {
+        report.peer_threads = std::thread::available_parallelism().ok().map(|n| n.get());
+    }
     for (p, pp) in &prepared {
         for g in suite.graphs_of(p) {
             let input = graph_file(g, base)?;
             let gr = crate::build_cmd::prepare_graph(&input, &pp.needs, suite.weights_seed)?;
-            // The graph as the CPU reference and GAP read it, where the check is a reference.
+            // The graph as the CPU reference and the peers read it, where the check is a
+            // reference.
             let csr = match pp.check.family() {
                 Some(_) => Some(
                     crate::graph_cmd::load_graph(
@@ -333,12 +358,8 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 None => None,
             };
             let verifier = csr.as_ref().map(irgl_graph::verify::Verifier::new);
-            let kernel = pp
-                .check
-                .family()
-                .and_then(|f| gap_kernel(f.name()))
-                .filter(|_| gap_dir.is_some());
-            let mut peer_job: Option<PeerJob> = None;
+            // The parameters and rounds of the program's first correct run, for the peers.
+            let mut first_ok: Option<ParamsAndRounds> = None;
             for ((set, options, code), exe) in pp.sets.iter().zip(&pp.exes) {
                 let output = out_dir
                     .path()
@@ -362,17 +383,8 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 if report.gpu.is_none() {
                     report.gpu.clone_from(&ran.device);
                 }
-                if let (Some(kernel), None, Outcome::Ok { .. }, Some(csr)) =
-                    (kernel, &peer_job, &ran.outcome, &csr)
-                {
-                    peer_job = Some(PeerJob {
-                        kernel,
-                        graph: g.name.clone(),
-                        edge_list: edge_list(&gr, csr)?,
-                        symmetric: pp.needs.symmetric,
-                        params: ran.params.clone(),
-                        rounds: ran.rounds,
-                    });
+                if first_ok.is_none() && matches!(ran.outcome, Outcome::Ok { .. }) {
+                    first_ok = Some((ran.params.clone(), ran.rounds));
                 }
                 let mut record =
                     BenchRecord::new(&pp.name, &g.name, set, options.clone(), ran.outcome);
@@ -382,58 +394,26 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 say!("{}", progress_line(&record));
                 report.records.push(record);
             }
-            peer_jobs.extend(peer_job);
+            // The peers on the same graph, while its references are at hand.
+            if let (Some(family), Some(csr), Some(verifier), Some((params, rounds))) =
+                (pp.check.family(), &csr, &verifier, &first_ok)
+                && peers.any()
+            {
+                let job = PeerJob {
+                    family,
+                    graph: &g.name,
+                    gr: &gr,
+                    csr,
+                    verifier,
+                    symmetric: pp.needs.symmetric,
+                    params,
+                    rounds: *rounds,
+                };
+                peers.run(&job, runs, timeout, &mut report.peers)?;
+            }
         }
     }
     drop(out_dir);
-    // The peer, on the same converted graphs.
-    if let Some(dir) = gap_dir {
-        let gap = Gap::build(&dir)?;
-        report.peer_threads = std::thread::available_parallelism().ok().map(|n| n.get());
-        let delta = suite.gapbs.as_ref().map_or(256, |g| g.delta);
-        for job in &peer_jobs {
-            let Some(gargs) = gap_args(
-                job.kernel,
-                &job.params,
-                job.rounds,
-                job.symmetric,
-                delta,
-                runs,
-            ) else {
-                continue;
-            };
-            if report
-                .peers
-                .iter()
-                .any(|p| p.kernel == job.kernel && p.graph == job.graph && p.args == gargs)
-            {
-                continue;
-            }
-            let outcome = match gap.run(job.kernel, &job.edge_list, &gargs, timeout) {
-                Ok(times_ms) => Outcome::Ok { times_ms },
-                Err(o) => o,
-            };
-            let median_ms = match &outcome {
-                Outcome::Ok { times_ms } => Some(irgl_tune::median(times_ms)),
-                _ => None,
-            };
-            say!(
-                "gapbs {} on {} ({}): {}",
-                job.kernel,
-                job.graph,
-                gargs.join(" "),
-                median_ms.map_or_else(|| format!("{outcome:?}"), |t| format!("{t:.3} ms"))
-            );
-            report.peers.push(PeerRecord {
-                peer: "gapbs".to_string(),
-                kernel: job.kernel.to_string(),
-                graph: job.graph.clone(),
-                args: gargs,
-                outcome,
-                median_ms,
-            });
-        }
-    }
     let families: BTreeMap<String, String> = prepared
         .iter()
         .filter_map(|(_, pp)| Some((pp.name.clone(), pp.check.family()?.name().to_string())))
@@ -445,6 +425,9 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         Failure::User
     })?;
     crate::print_out(&table(&report, &|p| families.get(p).cloned()));
+    if let Some(peers) = peers_table(&report) {
+        crate::print_out(&format!("\nThe peers:\n{peers}"));
+    }
     if let Some(default) = &suite.default_set
         && let Some(levels) =
             irgl_tune::bench::levels_table(&report, default, &|p| families.get(p).cloned())
@@ -527,16 +510,8 @@ fn run_and_check(
     }
 }
 
-/// A peer run to make: GAP's `kernel` on a program's graph with its parameters.
-struct PeerJob {
-    kernel: &'static str,
-    graph: String,
-    /// The program's graph as an edge list for GAP.
-    edge_list: PathBuf,
-    symmetric: bool,
-    params: Vec<(String, String)>,
-    rounds: Option<u64>,
-}
+/// A run's parameters (from its output file) and the rounds of its host loops.
+type ParamsAndRounds = (Vec<(String, String)>, Option<u64>);
 
 /// Compiles a program under each of the suite's sets it runs under.
 fn prepare(

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use irgl_graph::format::{gr, sg, snap, snap::SnapIds};
+use irgl_graph::format::{egr, gr, sg, snap, snap::SnapIds};
 use irgl_graph::generate::{self, RmatParams};
 use irgl_graph::load::{self, Format, LoadOptions};
 use irgl_graph::progress::Unit;
@@ -97,7 +97,8 @@ pub struct ConvertArgs {
     /// The graph to convert.
     pub input: PathBuf,
     /// Where to write the graph: .gr (Galois binary), .txt or .el (a SNAP edge list), .sg or
-    /// .wsg (the GAP benchmark suite's serialized graph, without or with the weights).
+    /// .wsg (the GAP benchmark suite's serialized graph, without or with the weights), .egr
+    /// (the ECL codes' binary graph).
     #[arg(short, long)]
     pub output: PathBuf,
     /// Convert as this program reads its graph (the graph `irglc run` gives it): symmetrized,
@@ -128,7 +129,8 @@ pub struct InfoArgs {
 #[derive(clap::Args)]
 pub struct GenOutput {
     /// Where to write the graph: .gr (Galois binary), .txt or .el (a SNAP edge list), .sg or
-    /// .wsg (the GAP benchmark suite's serialized graph, without or with the weights).
+    /// .wsg (the GAP benchmark suite's serialized graph, without or with the weights), .egr
+    /// (the ECL codes' binary graph).
     #[arg(short, long)]
     pub output: PathBuf,
     #[command(flatten)]
@@ -319,6 +321,8 @@ enum OutFormat {
     EdgeList,
     /// The GAP benchmark suite's serialized graph (`.sg`; `.wsg`: with the weights).
     GapSerialized { weights: bool },
+    /// The ECL codes' binary graph (`.egr`).
+    Ecl,
 }
 
 /// The format `path` asks for, or why none: a graph is written as `.gr`, or as an edge list
@@ -329,10 +333,11 @@ fn out_format(path: &Path) -> Result<OutFormat, GraphError> {
         Some("txt" | "el") => Ok(OutFormat::EdgeList),
         Some("sg") => Ok(OutFormat::GapSerialized { weights: false }),
         Some("wsg") => Ok(OutFormat::GapSerialized { weights: true }),
+        Some("egr") => Ok(OutFormat::Ecl),
         other => Err(GraphError::File {
             path: path.display().to_string(),
             message: format!(
-                "cannot write a graph {}: name the output .gr (Galois binary), .txt / .el (an edge list) or .sg / .wsg (GAP's serialized graph)",
+                "cannot write a graph {}: name the output .gr (Galois binary), .txt / .el (an edge list), .sg / .wsg (GAP's serialized graph) or .egr (ECL's graph)",
                 match other {
                     Some(ext) => format!("as .{ext}"),
                     None => "without an extension".to_string(),
@@ -353,12 +358,14 @@ fn write_graph(g: &Csr, path: &Path) -> Result<(), GraphError> {
     match format {
         OutFormat::Gr => gr::check_writable(g)?,
         OutFormat::GapSerialized { weights } => sg::check_writable(g, weights)?,
+        OutFormat::Ecl => egr::check_writable(g)?,
         OutFormat::EdgeList => {}
     }
     irgl_files::write_whole(path, |w| match format {
         OutFormat::EdgeList => snap::write(g, w),
         OutFormat::Gr => gr::write(g, w),
         OutFormat::GapSerialized { weights } => sg::write(g, weights, w),
+        OutFormat::Ecl => egr::write(g, w),
     })
     .map_err(|e| GraphError::Io {
         path: path.display().to_string(),

@@ -58,7 +58,12 @@ pub fn run_variant(spec: &RunSpec<'_>) -> Result<RunResult, Outcome> {
 
 /// Runs `cmd` to its end, stopped at `timeout`: its standard output if it succeeds, else
 /// why not (the first line of its standard error for a failure).
-pub fn run_limited(mut cmd: Command, timeout: Duration) -> Result<String, Outcome> {
+pub fn run_limited(cmd: Command, timeout: Duration) -> Result<String, Outcome> {
+    run_limited_both(cmd, timeout).map(|(out, _)| out)
+}
+
+/// [`run_limited`], giving the standard error as well.
+pub fn run_limited_both(mut cmd: Command, timeout: Duration) -> Result<(String, String), Outcome> {
     let program = cmd.get_program().to_string_lossy().into_owned();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -111,7 +116,7 @@ pub fn run_limited(mut cmd: Command, timeout: Duration) -> Result<String, Outcom
             .unwrap_or_else(|| format!("{status}"));
         return Err(Outcome::Failed { why: first });
     }
-    Ok(out)
+    Ok((out, err))
 }
 
 /// The run record: the last JSON line of a program's standard output, with its times.

@@ -736,7 +736,8 @@ path = "gap"
     };
     let (code, stdout, stderr) = bench(&["suite.toml", "--arch", "sm_90", "--out", "a.json"]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    // The table: the median, the speedup over the first set, the peer's median (2 ms).
+    // The table: the median, the speedup over the first set, the best peer's median (2 ms)
+    // and the speedup over it.
     let line = |set: &str| {
         stdout
             .lines()
@@ -745,9 +746,12 @@ path = "gap"
             .split_whitespace()
             .collect::<Vec<_>>()
     };
-    assert_eq!(line("baseline")[3..], ["2.000", "1.00x", "2.000"]);
-    assert_eq!(line("fg")[3..], ["1.000", "2.00x", "2.000"]);
-    assert_eq!(line("tb")[3..], ["failed", "-", "2.000"]);
+    assert_eq!(
+        line("baseline")[3..],
+        ["2.000", "1.00x", "2.000", "GAP", "1.00x"]
+    );
+    assert_eq!(line("fg")[3..], ["1.000", "2.00x", "2.000", "GAP", "2.00x"]);
+    assert_eq!(line("tb")[3..], ["failed", "-", "2.000", "GAP", "-"]);
     assert!(
         stderr.contains("bfs on path [tb]: failed, it does not build"),
         "{stderr}"
@@ -787,6 +791,145 @@ path = "gap"
     let (code, _, stderr) = bench(&["bad.toml", "--arch", "sm_90"]);
     assert_eq!(code, Some(1));
     assert!(stderr.contains("bad.toml"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Stand-ins for the GPU peers' test: an nvcc whose programs give the one component of a
+/// connected 3-node graph, and whose ECL codes print their lines (ECL-MIS does not compile);
+/// a LonestarGPU tree whose build.sh builds only cc, which gives two components.
+fn fake_gpu_peers(dir: &Path) {
+    let nvcc = dir.join("nvcc");
+    std::fs::write(
+        &nvcc,
+        r#"#!/bin/sh
+out=''; cu=''
+while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift;; *.cu) cu="$1";; esac; shift; done
+case "$cu" in
+  *ECL-MIS*) echo 'fake nvcc: cannot compile' >&2; exit 1;;
+  *ECL-CC*) printf '#!/bin/sh\necho "compute time: 0.000500000 s"\necho "number of connected components: 1"\necho "verification passed"\n' > "$out";;
+  *ECL-*) printf '#!/bin/sh\necho "runtime: 0.001 s"\n' > "$out";;
+  *) cat > "$out" <<'EOS'
+#!/bin/sh
+o=''; while [ $# -gt 0 ]; do [ "$1" = --output ] && o="$2"; shift; done
+printf 'irgl-output 1\nprogram cc\nnodes 3\nedges 4\nnode comp u32\n0\n0\n0\n' > "$o"
+echo '{"program":"cc","times_ms":[2.0,2.0,2.0]}'
+EOS
+  ;;
+esac
+chmod +x "$out"
+"#,
+    )
+    .unwrap();
+    let ecl = dir.join("ecl");
+    std::fs::create_dir_all(&ecl).unwrap();
+    for f in [
+        "ECLgraph.h",
+        "ECL-CC_11.cu",
+        "ECL-MIS.cu",
+        "ECL-MST_10.cu",
+        "ECL-GC_12.cu",
+    ] {
+        std::fs::write(ecl.join(f), "// stand-in\n").unwrap();
+    }
+    let lsg = dir.join("lsg");
+    std::fs::create_dir_all(lsg.join("src/lonestar")).unwrap();
+    std::fs::write(
+        lsg.join("build.sh"),
+        r#"#!/bin/sh
+mkdir -p "$1/bin-base" "$1/logs"
+cat > "$1/bin-base/cc" <<'EOS'
+#!/bin/sh
+o=''; while [ $# -gt 0 ]; do [ "$1" = -o ] && o="$2"; shift; done
+[ -n "$o" ] && printf '0 5\n\te 0: 1 1 5\n1 5\n2 6\n' > "$o"
+echo 'Total time: 1 ms' >&2
+echo 'Total time: 1000000 ns' >&2
+EOS
+chmod +x "$1/bin-base/cc"
+exit 1
+"#,
+    )
+    .unwrap();
+    for f in [&nvcc, &lsg.join("build.sh")] {
+        let status = Command::new("chmod").arg("+x").arg(f).status().unwrap();
+        assert!(status.success());
+    }
+}
+
+#[test]
+fn bench_runs_the_gpu_peers_beside_and_checks_them() {
+    let dir = scratch("bench-peers");
+    fake_gpu_peers(&dir);
+    path_graph(&dir);
+    let cc = workspace().join("programs/cc.irgl");
+    std::fs::write(
+        dir.join("suite.toml"),
+        format!(
+            "runs = 3\ntimeout = 5\n[[graph]]\nname = \"path\"\npath = \"path.mtx\"\n[[set]]\nname = \"default\"\nflags = \"-O2\"\n[[program]]\nfile = \"{}\"\n[lonestargpu]\npath = \"lsg\"\n[ecl]\npath = \"ecl\"\n",
+            cc.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
+        .args(["bench", "suite.toml", "--arch", "sm_90", "--out", "a.json"])
+        .current_dir(&dir)
+        .env("IRGLC_CACHE", dir.join("cache"))
+        .env("IRGLC_NVCC", dir.join("nvcc"))
+        .output()
+        .expect("irglc runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    // What did not build is said once, at the build.
+    assert!(stderr.contains("warning: ECL: ecl-mis:"), "{stderr}");
+    assert!(
+        stderr.contains("warning: LonestarGPU: bfs, sssp, pagerank, tc, mis, mst did not build"),
+        "{stderr}"
+    );
+    // LonestarGPU's two components are caught by the reference; ECL-CC's count passes.
+    assert!(
+        stderr.contains("lonestargpu cc on path (): WRONG, node 2"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ecl ecl-cc on path (): 0.500 ms"),
+        "{stderr}"
+    );
+    // The best correct peer beside the program: ECL, 0.5 ms against the program's 2.
+    let row: Vec<&str> = stdout
+        .lines()
+        .find(|l| l.starts_with("cc "))
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row[3..],
+        ["2.000", "1.00x", "0.500", "ECL", "0.25x"],
+        "{stdout}"
+    );
+    assert!(stdout.contains("lonestargpu  cc         path"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("a.json")).unwrap()).unwrap();
+    assert_eq!(json["peers"][0]["peer"], "lonestargpu");
+    assert_eq!(json["peers"][0]["outcome"], "wrong");
+    assert_eq!(json["peers"][1]["kernel"], "ecl-cc");
+    assert_eq!(
+        json["peers"][1]["times_ms"],
+        serde_json::json!([0.5, 0.5, 0.5])
+    );
+    assert_eq!(
+        json["peers"][1]["check"],
+        "ECL-CC's own verification, and its component count against irglc's"
+    );
+    // The ECL graph was written once into the cache: i32 nodes 3, arcs 4.
+    let egr = std::fs::read_dir(dir.join("cache/peer-graphs"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "egr"))
+        .expect("an .egr in the cache");
+    let bytes = std::fs::read(egr.path()).unwrap();
+    assert_eq!(bytes[..8], [3, 0, 0, 0, 4, 0, 0, 0]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -6,6 +6,7 @@
 //! file on every core, or in chunks from a stream (gzip).
 
 pub mod dimacs;
+pub mod egr;
 pub mod gr;
 pub mod metis;
 pub mod mtx;

@@ -1,4 +1,4 @@
-//! The GAP benchmark suite as a peer of `irglc bench`: built from a source tree the user
+//! The GAP benchmark suite as a peer: built from a source tree the user
 //! names (a copy of it is built in the cache, the tree itself is left as it is), run on the
 //! same converted graphs as the programs, with matched parameters:
 //!
@@ -114,41 +114,34 @@ impl Gap {
     }
 }
 
-/// The arguments of GAP's `kernel` matched to a program's run: its parameters (`src`,
-/// `delta`) from its output file, its rounds, whether its graph is symmetric.
+/// The arguments of GAP's `kernel` matched to a program's run (`job`): its parameters (`src`,
+/// `delta`, else `default_delta`), its rounds, whether its graph is symmetric; `-n runs`.
 pub fn gap_args(
     kernel: &str,
-    params: &[(String, String)],
-    rounds: Option<u64>,
-    symmetric: bool,
+    job: &super::PeerJob<'_>,
     default_delta: u64,
     runs: u32,
 ) -> Option<Vec<String>> {
-    let param = |name: &str| {
-        params
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    };
-    let src = param("src").unwrap_or_else(|| "0".to_string());
+    let src = job.param("src").unwrap_or("0").to_string();
     let mut args: Vec<String> = match kernel {
         "bfs" => vec!["-r".into(), src],
         "sssp" => vec![
             "-r".into(),
             src,
             "-d".into(),
-            param("delta").unwrap_or_else(|| default_delta.to_string()),
+            job.param("delta")
+                .map_or_else(|| default_delta.to_string(), str::to_string),
         ],
         "pr" => vec![
             "-i".into(),
-            rounds?.max(1).to_string(),
+            job.rounds?.max(1).to_string(),
             "-t".into(),
             "0".into(),
         ],
         "cc" | "tc" => Vec::new(),
         _ => return None,
     };
-    if symmetric {
+    if job.symmetric {
         args.push("-s".into());
     }
     args.extend(["-n".to_string(), runs.to_string()]);
@@ -206,18 +199,21 @@ mod tests {
 
     #[test]
     fn arguments_match_the_program() {
-        let params = vec![
-            ("src".to_string(), "5".to_string()),
-            ("delta".to_string(), "64".to_string()),
-        ];
-        let args = |k, rounds, sym| gap_args(k, &params, rounds, sym, 256, 3);
+        let g = super::super::tests::triangle();
+        let vf = irgl_graph::verify::Verifier::new(&g);
+        let params = super::super::tests::params(&[("src", "5"), ("delta", "64")]);
+        let args = |k, rounds, symmetric| {
+            let job = super::super::tests::job(&g, &vf, &params, rounds, symmetric);
+            gap_args(k, &job, 256, 3)
+        };
         assert_eq!(args("bfs", None, false).unwrap(), ["-r", "5", "-n", "3"]);
         assert_eq!(
             args("sssp", None, false).unwrap(),
             ["-r", "5", "-d", "64", "-n", "3"]
         );
+        let job = super::super::tests::job(&g, &vf, &[], None, false);
         assert_eq!(
-            gap_args("sssp", &[], None, false, 256, 3).unwrap(),
+            gap_args("sssp", &job, 256, 3).unwrap(),
             ["-r", "0", "-d", "256", "-n", "3"]
         );
         assert_eq!(
