@@ -92,7 +92,11 @@ fn every_generated_file_compiles_with_nvcc() {
         "{} distinct files in {} bundles{}",
         files.len(),
         bundles.len(),
-        if quick { " (quick: three option sets)" } else { "" }
+        if quick {
+            " (quick: three option sets)"
+        } else {
+            ""
+        }
     );
     // Two compilations at a time: each takes a core.
     let failures: Vec<String> = bundles
