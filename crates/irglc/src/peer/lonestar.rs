@@ -14,7 +14,7 @@
 //! | cc | none | node `comp` |
 //! | tc | none | scalar `triangles` (printed on standard output) |
 //! | mis | none | node `in_mis` |
-//! | mst | none | edge `in_mst` and scalar `mst_weight`, from the edges it lists |
+//! | mst | none | edge `in_mst` from the edges it lists, and scalar `mst_weight` their weight (an edge listed both ways once) |
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -306,19 +306,21 @@ fn translate(app: &str, job: &PeerJob<'_>, text: &str) -> Result<String, String>
         }
         "mst" => {
             let mut marked = vec![false; g.dst.len()];
-            let mut weight = 0u64;
             for (i, line) in text.lines().enumerate() {
                 let f: Vec<&str> = line.split_whitespace().collect();
-                let parsed = (f.len() == 4)
-                    .then(|| Some((f[1].parse::<usize>().ok()?, f[3].parse::<u64>().ok()?)))
+                let e = (f.len() == 4)
+                    .then(|| f[1].parse::<usize>().ok())
                     .flatten()
-                    .filter(|&(e, _)| e < marked.len());
-                let (e, w) = parsed.ok_or_else(|| {
-                    format!("line {}: `{line}` is not `i edge dst weight`", i + 1)
-                })?;
+                    .filter(|&e| e < marked.len())
+                    .ok_or_else(|| {
+                        format!("line {}: `{line}` is not `i edge dst weight`", i + 1)
+                    })?;
                 marked[e] = true;
-                weight += w;
             }
+            // The weight of the marked edges, an edge marked both ways counted once.
+            let weight = irgl_graph::reference::msf::check_marked(g, &marked)
+                .ok_or("mst needs edge weights, but the graph has none")?
+                .weight;
             out.push_str(&format!(
                 "scalar mst_weight u64 {weight}\nedge in_mst bool\n"
             ));
@@ -414,6 +416,9 @@ mod tests {
         assert!(!ok(&checked(Program::Mis, "mis", "2\n0\n2\n", &[])));
         // mst: edges 0 (0-1, weight 1) and 3 (1-2, weight 2).
         assert!(ok(&checked(Program::Mst, "mst", "0 0 1 1\n1 3 2 2\n", &[])));
+        // Both directions of an edge listed: counted once.
+        let both = "0 0 1 1\n1 2 0 1\n2 3 2 2\n";
+        assert!(ok(&checked(Program::Mst, "mst", both, &[])));
         assert!(!ok(&checked(
             Program::Mst,
             "mst",
