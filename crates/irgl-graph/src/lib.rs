@@ -14,6 +14,8 @@
 //!   the binary `.mesh` file, Triangle's `.node`/`.ele`/`.poly`, a generator, the sequential
 //!   reference refinement and the checks of a refined mesh.
 //! - [`reference`]: CPU reference algorithms (BFS, SSSP, CC, PageRank, TC, MIS, MSF).
+//! - [`partition`]: a graph split over several GPUs by contiguous node ranges, with mirrors of
+//!   the remote ends and the exchange plan between parts.
 //! - [`output`] and [`verify`]: reading the output files of generated programs
 //!   (`docs/output-format.md`) and comparing them with the references.
 //!
@@ -36,6 +38,7 @@ pub mod memory;
 pub mod mesh;
 pub mod output;
 mod par;
+pub mod partition;
 pub mod progress;
 pub mod reference;
 pub mod stats;

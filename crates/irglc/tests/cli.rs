@@ -1155,3 +1155,47 @@ fn graphs_are_written_as_gap_serialized_files() {
     assert!(err.contains("a .wsg file holds weights"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn graph_partition_reports_parts_mirrors_and_the_exchange() {
+    let dir = scratch("partition");
+    // A path 0 - 1 - 2 - 3, both directions: two parts cut one edge, one mirror each side.
+    std::fs::write(
+        dir.join("p.mtx"),
+        "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 3\n2 1\n3 2\n4 3\n",
+    )
+    .unwrap();
+    let g = dir.join("p.mtx");
+    let out = irglc(&["graph", "partition", g.to_str().unwrap(), "--parts", "2"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(2)
+        .take(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [["0", "0", "2", "3", "1"], ["1", "2", "2", "3", "1"]],
+        "{text}"
+    );
+    assert!(
+        text.contains("mirrors 2 (replication 1.500)") && text.contains("moves 8 bytes"),
+        "{text}"
+    );
+    let out = irglc(&[
+        "graph",
+        "partition",
+        g.to_str().unwrap(),
+        "--parts",
+        "3",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["parts"].as_array().unwrap().len(), 3);
+    let out = irglc(&["graph", "partition", g.to_str().unwrap(), "--parts", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--parts 0"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
