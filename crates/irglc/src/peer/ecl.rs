@@ -25,7 +25,7 @@ use irgl_graph::Csr;
 use irgl_graph::reference::cc;
 use irgl_tune::Outcome;
 
-use super::{PeerJob, build_dir, first_lines};
+use super::{PeerJob, build_dir, commit_build, first_lines, pending_build};
 use crate::Failure;
 use crate::tune_run::run_limited;
 
@@ -76,13 +76,7 @@ impl Ecl {
         if dir.join("built").is_file() {
             return Ok(Ecl { dir });
         }
-        let _ = std::fs::remove_dir_all(&dir);
-        let pending = irgl_files::PendingDir::beside(&dir).map_err(|e| {
-            fail(format!(
-                "cannot create a folder beside {}: {e}",
-                dir.display()
-            ))
-        })?;
+        let pending = pending_build(&dir).map_err(fail)?;
         say!("building the ECL codes in {}", dir.display());
         let mut failed = Vec::new();
         for (name, file, _, _) in CODES {
@@ -119,11 +113,7 @@ impl Ecl {
                 failed.join("; ")
             );
         }
-        std::fs::write(pending.path().join("built"), failed.join("\n"))
-            .map_err(|e| fail(format!("cannot write in {}: {e}", pending.path().display())))?;
-        pending
-            .commit()
-            .map_err(|e| fail(format!("cannot put the build at {}: {e}", dir.display())))?;
+        commit_build(pending, &dir, &failed.join("\n")).map_err(fail)?;
         Ok(Ecl { dir })
     }
 

@@ -46,22 +46,11 @@ impl Gap {
                 "not a GAP source tree (no Makefile and src/bfs.cc)".into(),
             ));
         }
-        let abs = src
-            .canonicalize()
-            .map_err(|e| fail(format!("cannot read it: {e}")))?;
-        let key = crate::toolchain::fnv1a(&[abs.display().to_string().as_bytes()]);
-        let dir = crate::toolchain::cache_dir().join(format!("gapbs-{key:016x}"));
+        let (abs, dir) = super::build_dir("gapbs", src, &[]).map_err(fail)?;
         if KERNELS.iter().all(|k| dir.join(k).is_file()) {
             return Ok(Gap { dir });
         }
-        // What an older irglc left half built.
-        let _ = std::fs::remove_dir_all(&dir);
-        let pending = irgl_files::PendingDir::beside(&dir).map_err(|e| {
-            fail(format!(
-                "cannot create a folder beside {}: {e}",
-                dir.display()
-            ))
-        })?;
+        let pending = super::pending_build(&dir).map_err(fail)?;
         let tree = pending.path();
         let copied =
             crate::process::output(Command::new("cp").arg("-r").arg(abs.join(".")).arg(tree));
@@ -82,13 +71,10 @@ impl Gap {
         )
         .map_err(|e| fail(format!("cannot run make: {e}")))?;
         if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let first = err.lines().take(6).collect::<Vec<_>>().join("\n  ");
+            let first = super::first_lines(&String::from_utf8_lossy(&out.stderr), 6);
             return Err(fail(format!("make failed:\n  {first}")));
         }
-        pending
-            .commit()
-            .map_err(|e| fail(format!("cannot put the build at {}: {e}", dir.display())))?;
+        super::commit_build(pending, &dir, "").map_err(fail)?;
         Ok(Gap { dir })
     }
 

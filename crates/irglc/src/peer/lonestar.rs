@@ -23,7 +23,7 @@ use std::time::Duration;
 use irgl_graph::{Csr, INF_U32};
 use irgl_tune::Outcome;
 
-use super::{PeerJob, build_dir, check_translated, first_lines};
+use super::{PeerJob, build_dir, check_translated, commit_build, first_lines, pending_build};
 use crate::Failure;
 use crate::tune_run::run_limited_both;
 
@@ -72,13 +72,7 @@ impl Lonestar {
         if dir.join("built").is_file() {
             return Ok(built);
         }
-        let _ = std::fs::remove_dir_all(&dir);
-        let pending = irgl_files::PendingDir::beside(&dir).map_err(|e| {
-            fail(format!(
-                "cannot create a folder beside {}: {e}",
-                dir.display()
-            ))
-        })?;
+        let pending = pending_build(&dir).map_err(fail)?;
         let out = pending.path();
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut cmd = Command::new("bash");
@@ -128,11 +122,7 @@ impl Lonestar {
                 built.logs.display()
             );
         }
-        std::fs::write(out.join("built"), missing.join(" "))
-            .map_err(|e| fail(format!("cannot write in {}: {e}", out.display())))?;
-        pending
-            .commit()
-            .map_err(|e| fail(format!("cannot put the build at {}: {e}", dir.display())))?;
+        commit_build(pending, &dir, &missing.join(" ")).map_err(fail)?;
         Ok(built)
     }
 

@@ -189,6 +189,25 @@ fn build_dir(name: &str, src: &Path, parts: &[&str]) -> Result<(PathBuf, PathBuf
     ))
 }
 
+/// A temporary folder beside `dir` to build a peer in, renamed to `dir` by [`commit_build`]
+/// when the build is done, so that an interrupted build leaves nothing that counts; what an
+/// older irglc left half built at `dir` is removed first.
+fn pending_build(dir: &Path) -> Result<irgl_files::PendingDir, String> {
+    let _ = std::fs::remove_dir_all(dir);
+    irgl_files::PendingDir::beside(dir)
+        .map_err(|e| format!("cannot create a folder beside {}: {e}", dir.display()))
+}
+
+/// Marks a finished build with a file `built` (holding `left_out`: what did not build) and
+/// puts it at `dir`.
+fn commit_build(pending: irgl_files::PendingDir, dir: &Path, left_out: &str) -> Result<(), String> {
+    std::fs::write(pending.path().join("built"), left_out)
+        .map_err(|e| format!("cannot write in {}: {e}", pending.path().display()))?;
+    pending
+        .commit()
+        .map_err(|e| format!("cannot put the build at {}: {e}", dir.display()))
+}
+
 /// The first lines of a failed build's output, for an error message.
 fn first_lines(text: &str, n: usize) -> String {
     text.lines()
