@@ -45,7 +45,7 @@
 //! a peer's kernels stands beside a program family, and the tables show the fastest correct
 //! peer of each program and graph.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -375,6 +375,21 @@ pub struct BenchReport {
     pub records: Vec<BenchRecord>,
     #[serde(default)]
     pub peers: Vec<PeerRecord>,
+    /// Whether the run went through the whole suite: the records are rewritten after every
+    /// program and graph, so a run that was stopped leaves what it measured, marked `false`.
+    /// (Records written before this field were complete.)
+    #[serde(default = "complete_by_default")]
+    pub complete: bool,
+    /// Each program's reference family (`bfs`, `cc`, ...), by which its peers are matched.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub families: BTreeMap<String, String>,
+    /// The suite's default set, which the levels table compares with the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_set: Option<String>,
+}
+
+fn complete_by_default() -> bool {
+    true
 }
 
 impl BenchRecord {
@@ -795,6 +810,29 @@ pub fn compare_table(changes: &[Change]) -> String {
     out
 }
 
+/// Every table of a report, as `irglc bench` prints them at the end of a run and
+/// `irglc bench show` prints them from its records: the programs (with the best correct peer
+/// of each), the peers' runs, and the default set against the others.
+pub fn tables(report: &BenchReport) -> String {
+    let family_of = |p: &str| report.families.get(p).cloned();
+    let mut out = String::new();
+    if !report.complete {
+        out.push_str("(an incomplete run: the records of the programs and graphs it reached)\n");
+    }
+    out.push_str(&table(report, &family_of));
+    if let Some(peers) = peers_table(report) {
+        out.push_str(&format!("\nThe peers:\n{peers}"));
+    }
+    if let Some(default) = &report.default_set
+        && let Some(levels) = levels_table(report, default, &family_of)
+    {
+        out.push_str(&format!(
+            "\nThe default build ({default}) against the other sets:\n{levels}"
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -997,6 +1035,9 @@ path = "ecl"
                 .map(|(g, set, o)| BenchRecord::new("bfs", g, set, String::new(), o.clone()))
                 .collect(),
             peers: Vec::new(),
+            complete: true,
+            families: BTreeMap::new(),
+            default_set: None,
         }
     }
 

@@ -8,7 +8,6 @@
 //! `irglc bench compare OLD NEW` prints the speedups between two such files and flags the
 //! changes beyond the noise.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -16,7 +15,7 @@ use irgl_diagnostics::SourceMap;
 use irgl_graph::verify::Program;
 use irgl_tune::Outcome;
 use irgl_tune::bench::{
-    BenchRecord, BenchReport, GraphSpec, Suite, Verdict, compare, compare_table, peers_table, table,
+    BenchRecord, BenchReport, GraphSpec, Suite, Verdict, compare, compare_table,
 };
 
 use crate::output_check::{CheckCommand, VerifyArg};
@@ -79,6 +78,9 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 0.05, value_name = "FRACTION")]
         threshold: f64,
     },
+    /// Print the tables of a run from its records, such as those a run stopped early left
+    /// (the records are rewritten after every program and graph).
+    Show { records: PathBuf },
 }
 
 pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
@@ -91,6 +93,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
             }),
             _,
         ) => compare_files(old, new, *threshold),
+        (Some(BenchCommand::Show { records }), _) => show_file(records),
         (None, Some(suite)) => run_suite(args, suite),
         (None, None) => {
             say!(
@@ -99,6 +102,21 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
             Err(Failure::User)
         }
     }
+}
+
+fn write_report(report: &BenchReport, out: &Path) -> Result<(), Failure> {
+    let json = serde_json::to_string_pretty(report).expect("plain data serializes");
+    irgl_files::write_bytes(out, json.as_bytes()).map_err(|e| {
+        say!("error: cannot write {}: {e}", out.display());
+        Failure::User
+    })
+}
+
+/// `irglc bench show RECORDS`: the tables of a run, from its records.
+fn show_file(path: &Path) -> Result<(), Failure> {
+    let report = read_report(path)?;
+    crate::print_out(&irgl_tune::bench::tables(&report));
+    Ok(())
 }
 
 fn read_report(path: &Path) -> Result<BenchReport, Failure> {
@@ -302,6 +320,12 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
         peer_threads: None,
         records: Vec::new(),
         peers: Vec::new(),
+        complete: false,
+        families: prepared
+            .iter()
+            .filter_map(|(_, pp)| Some((pp.name.clone(), pp.check.family()?.name().to_string())))
+            .collect(),
+        default_set: suite.default_set.clone(),
     };
     // The programs' outputs, each removed once checked (and the folder at the end).
     let out_dir = tempfile::Builder::new()
@@ -411,31 +435,16 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
                 };
                 peers.run(&job, runs, timeout, &mut report.peers)?;
             }
+            // What was measured so far, whole or not at all: a run stopped by a time limit
+            // leaves its records (`irglc bench show` prints their tables).
+            write_report(&report, &out)?;
         }
     }
     drop(out_dir);
-    let families: BTreeMap<String, String> = prepared
-        .iter()
-        .filter_map(|(_, pp)| Some((pp.name.clone(), pp.check.family()?.name().to_string())))
-        .collect();
+    report.complete = true;
     // The records first: a reader of the table that stops early loses nothing.
-    let json = serde_json::to_string_pretty(&report).expect("plain data serializes");
-    irgl_files::write_bytes(&out, json.as_bytes()).map_err(|e| {
-        say!("error: cannot write {}: {e}", out.display());
-        Failure::User
-    })?;
-    crate::print_out(&table(&report, &|p| families.get(p).cloned()));
-    if let Some(peers) = peers_table(&report) {
-        crate::print_out(&format!("\nThe peers:\n{peers}"));
-    }
-    if let Some(default) = &suite.default_set
-        && let Some(levels) =
-            irgl_tune::bench::levels_table(&report, default, &|p| families.get(p).cloned())
-    {
-        crate::print_out(&format!(
-            "\nThe default build ({default}) against the other sets:\n{levels}"
-        ));
-    }
+    write_report(&report, &out)?;
+    crate::print_out(&irgl_tune::bench::tables(&report));
     say!("records: {}", out.display());
     let wrong = report
         .records

@@ -774,6 +774,37 @@ path = "gap"
     );
     assert_eq!(json["records"][1]["median_ms"], 1.0);
     assert_eq!(json["peers"][0]["kernel"], "bfs");
+    assert_eq!(json["complete"], true);
+    assert_eq!(json["families"]["bfs"], "bfs");
+    // The tables again, from the records.
+    let (code, shown, _) = bench(&["show", "a.json"]);
+    assert_eq!(code, Some(0), "{shown}");
+    assert_eq!(shown, stdout);
+    // A run that stops on its second graph (a malformed file) leaves the first one's
+    // records, marked incomplete, and `show` says so.
+    std::fs::write(
+        dir.join("bad.mtx"),
+        "%%MatrixMarket matrix coordinate\n1 x\n",
+    )
+    .unwrap();
+    let two = std::fs::read_to_string(dir.join("suite.toml"))
+        .unwrap()
+        .replace(
+            "[[set]]\nname = \"baseline\"",
+            "[[graph]]\nname = \"bad\"\npath = \"bad.mtx\"\n[[set]]\nname = \"baseline\"",
+        );
+    std::fs::write(dir.join("two.toml"), two).unwrap();
+    let (code, _, stderr) = bench(&["two.toml", "--arch", "sm_90", "--out", "c.json"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("bad.mtx"), "{stderr}");
+    let partial: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("c.json")).unwrap()).unwrap();
+    assert_eq!(partial["complete"], false);
+    assert_eq!(partial["records"].as_array().unwrap().len(), 4);
+    let (code, shown, _) = bench(&["show", "c.json"]);
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(shown.starts_with("(an incomplete run"), "{shown}");
+    assert!(shown.contains("path"), "{shown}");
     // A record where fg got twice as slow: flagged, exit status 1; against itself, none.
     let mut slower = json.clone();
     slower["records"][1]["times_ms"] = serde_json::json!([2.0, 2.0, 2.0]);
