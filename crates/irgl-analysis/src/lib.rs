@@ -12,12 +12,15 @@
 //!   launch draining the items their own pushes feed), and why not.
 //! - [`outline::OutlineTree`]: the `Iterate`/`Pipe` regions of `main`, nested, each
 //!   outlinable into a device control kernel or not, with the reason.
+//! - [`partition::PartitionPlan`]: whether the program can run partitioned over several GPUs,
+//!   what each round would exchange, or why not.
 
 pub mod asynchrony;
 pub mod cdg;
 pub mod cfg;
 pub mod dom;
 pub mod outline;
+pub mod partition;
 pub mod uniform;
 
 pub use asynchrony::AsyncCandidates;
@@ -25,4 +28,5 @@ pub use cdg::ControlDeps;
 pub use cfg::{Cfg, CfgNode, NodeKind};
 pub use dom::DomTree;
 pub use outline::{OutlineKind, OutlineNode, OutlineTree};
+pub use partition::PartitionPlan;
 pub use uniform::Uniformity;

@@ -118,6 +118,9 @@ enum EmitKind {
     /// a device control kernel or not, with the reason; then, for each worklist kernel,
     /// whether it can run asynchronously (`--async`), and why not.
     Outline,
+    /// Whether the program can run partitioned over several GPUs (docs/multi-gpu.md): what
+    /// each round would exchange per node property, or the first thing that prevents it.
+    Partition,
 }
 
 /// Whether a write to stdout failed for another reason than a reader that stopped early.
@@ -364,6 +367,23 @@ fn emit(
                     return Err(Failure::User);
                 }
             }
+        }
+        EmitKind::Partition => {
+            let mut lowered: Option<irgl_ir::Module> = None;
+            let mut on_step = |step: &str, m: &irgl_ir::Module| {
+                if step == "lower" {
+                    lowered = Some(m.clone());
+                }
+            };
+            let mut trace = irgl_driver::Trace {
+                on_step: Some(&mut on_step),
+                ..irgl_driver::Trace::default()
+            };
+            compile_traced(&mut sources, path, opts, &mut trace)?;
+            drop(trace);
+            // Judged on the program as written, before the passes.
+            let m = lowered.expect("the pipeline lowers first");
+            print_out(&irgl_analysis::PartitionPlan::build(&m).render(&m));
         }
         EmitKind::Outline => {
             let mut module: Option<irgl_ir::Module> = None;

@@ -1,0 +1,192 @@
+//! Whether each program can run partitioned over several GPUs (a snapshot of `irglc emit
+//! partition`'s text for every program), and small programs that each break one rule, with
+//! the reason, or keep them, with what each round would exchange.
+
+use std::path::{Path, PathBuf};
+
+use irgl_analysis::PartitionPlan;
+use irgl_analysis::partition::Sync;
+use irgl_diagnostics::SourceMap;
+use irgl_driver::{OptConfig, Source};
+use irgl_ir::{AtomicOp, Module};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn compile(name: &str, text: &str) -> Module {
+    let mut sources = SourceMap::new();
+    let file = sources.add(name.to_string(), text.to_string());
+    let source = Source { file, name, text };
+    irgl_driver::compile(source, &OptConfig::default())
+        .unwrap_or_else(|d| panic!("{name}: {d:?}"))
+        .module
+}
+
+fn plan_of(kernels: &str) -> (Module, PartitionPlan) {
+    let text = format!(
+        "graph g {{\n  node x: u32;\n  node y: u32;\n  node p: node;\n}}\n{kernels}\nmain {{\n  Invoke k(g);\n}}\n"
+    );
+    let m = compile("t.irgl", &text);
+    let plan = PartitionPlan::build(&m);
+    (m, plan)
+}
+
+fn refusal(kernels: &str) -> String {
+    let (_, plan) = plan_of(kernels);
+    let r = plan.verdict.expect_err("refused");
+    assert_eq!(r.kernel.as_deref(), Some("k"));
+    r.why
+}
+
+#[test]
+fn every_program() {
+    let mut names: Vec<String> = std::fs::read_dir(workspace().join("programs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".irgl"))
+        .collect();
+    names.sort();
+    let mut text = String::new();
+    for name in names {
+        let rel = format!("programs/{name}");
+        let src = std::fs::read_to_string(workspace().join(&rel)).unwrap();
+        let m = compile(&rel, &src);
+        text.push_str(&format!(
+            "== {name}\n{}",
+            PartitionPlan::build(&m).render(&m)
+        ));
+    }
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn what_each_round_exchanges() {
+    // x: lowered at heads (min); y: written by its own node, read at heads; the edge loop
+    // is a `for` over the node's own edges.
+    let (m, plan) = plan_of(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    g.y[n] = g.x[n] + 1;
+    for (let e = g.edge_begin(n); e < g.edge_end(n); e++) {
+      let v = g.dst(e);
+      if (g.y[v] > 1) {
+        atomicMin(g.x[v], g.y[n]);
+      }
+    }
+  }
+}",
+    );
+    let exchanges = plan.verdict.expect("accepted");
+    let got: Vec<(&str, Sync)> = exchanges
+        .iter()
+        .map(|x| (m.prop(x.prop).name.as_str(), x.sync))
+        .collect();
+    assert_eq!(
+        got,
+        [("x", Sync::Merge(AtomicOp::Min)), ("y", Sync::Broadcast)]
+    );
+    assert!(
+        PartitionPlan::build(&m)
+            .render(&m)
+            .starts_with("partitioned execution: yes\n  x: updated at neighbours by atomicMin")
+    );
+}
+
+#[test]
+fn a_store_to_a_neighbour_is_refused() {
+    let why = refusal(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      g.x[g.dst(e)] = 1;
+    }
+  }
+}",
+    );
+    assert!(why.starts_with("stores to `x` of a neighbour"), "{why}");
+}
+
+#[test]
+fn a_pointer_chase_is_refused() {
+    let why = refusal(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    g.x[n] = g.x[g.p[n]];
+  }
+}",
+    );
+    assert!(
+        why.starts_with("reads `x` at an index that is neither"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_compare_and_swap_at_a_neighbour_is_refused() {
+    let why = refusal(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      atomicCAS(g.x[g.dst(e)], 0, 1);
+    }
+  }
+}",
+    );
+    assert!(
+        why.starts_with("updates `x` of a neighbour with atomicCAS"),
+        "{why}"
+    );
+}
+
+#[test]
+fn two_merges_of_one_property_are_refused() {
+    let why = refusal(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      atomicMin(g.x[g.dst(e)], 1);
+      atomicMax(g.x[g.dst(e)], 2);
+    }
+  }
+}",
+    );
+    assert!(why.contains("one merge per property"), "{why}");
+}
+
+#[test]
+fn a_sum_read_at_neighbours_is_refused() {
+    let (_, plan) = plan_of(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      let v = g.dst(e);
+      if (g.x[v] < 10) {
+        atomicAdd(g.x[v], 1);
+      }
+    }
+  }
+}",
+    );
+    let r = plan.verdict.expect_err("refused");
+    assert!(
+        r.why
+            .contains("a mirror holds only its own GPU's additions"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn an_edge_that_is_not_the_nodes_own_is_refused() {
+    // The edge after the node's last one is another node's.
+    let why = refusal(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    let e = g.edge_begin(n);
+    let v = g.dst(e + g.y[n]);
+    atomicMin(g.x[v], 1);
+  }
+}",
+    );
+    assert!(why.contains("neither its own node nor the head"), "{why}");
+}
