@@ -810,6 +810,64 @@ pub fn compare_table(changes: &[Change]) -> String {
     out
 }
 
+/// One report of several runs' records, such as the calls of one suite split by graphs: their
+/// records and peers side by side. Refused when the runs come from different GPUs (their times
+/// do not share a table) or two of them measured the same program, graph and set (or peer
+/// kernel and graph).
+pub fn merge(reports: Vec<BenchReport>) -> Result<BenchReport, String> {
+    let mut it = reports.into_iter();
+    let mut out = it.next().ok_or("no records to merge")?;
+    let mut seen: BTreeSet<(String, String, String)> = out
+        .records
+        .iter()
+        .map(|r| (r.program.clone(), r.graph.clone(), r.set.clone()))
+        .collect();
+    let mut seen_peers: BTreeSet<(String, String, String)> = out
+        .peers
+        .iter()
+        .map(|p| (p.peer.clone(), p.kernel.clone(), p.graph.clone()))
+        .collect();
+    for r in it {
+        if r.gpu != out.gpu {
+            return Err(format!(
+                "the records come from different GPUs ({} and {}): their times do not share a table",
+                out.gpu.as_deref().unwrap_or("unknown"),
+                r.gpu.as_deref().unwrap_or("unknown")
+            ));
+        }
+        for rec in r.records {
+            let key = (rec.program.clone(), rec.graph.clone(), rec.set.clone());
+            if !seen.insert(key) {
+                return Err(format!(
+                    "{} on {} [{}] is in two of the records",
+                    rec.program, rec.graph, rec.set
+                ));
+            }
+            out.records.push(rec);
+        }
+        for peer in r.peers {
+            let key = (peer.peer.clone(), peer.kernel.clone(), peer.graph.clone());
+            if !seen_peers.insert(key) {
+                return Err(format!(
+                    "{} {} on {} is in two of the records",
+                    peer.peer, peer.kernel, peer.graph
+                ));
+            }
+            out.peers.push(peer);
+        }
+        out.complete &= r.complete;
+        out.started = out.started.min(r.started);
+        out.families.extend(r.families);
+        if out.default_set.is_none() {
+            out.default_set = r.default_set;
+        }
+        if out.peer_threads.is_none() {
+            out.peer_threads = r.peer_threads;
+        }
+    }
+    Ok(out)
+}
+
 /// Every table of a report, as `irglc bench` prints them at the end of a run and
 /// `irglc bench show` prints them from its records: the programs (with the best correct peer
 /// of each), the peers' runs, and the default set against the others.

@@ -79,8 +79,12 @@ pub enum BenchCommand {
         threshold: f64,
     },
     /// Print the tables of a run from its records, such as those a run stopped early left
-    /// (the records are rewritten after every program and graph).
-    Show { records: PathBuf },
+    /// (the records are rewritten after every program and graph); given several, of their
+    /// records together (one suite run in parts, `--graphs` by `--graphs`, on one GPU).
+    Show {
+        #[arg(required = true)]
+        records: Vec<PathBuf>,
+    },
 }
 
 pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
@@ -93,7 +97,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
             }),
             _,
         ) => compare_files(old, new, *threshold),
-        (Some(BenchCommand::Show { records }), _) => show_file(records),
+        (Some(BenchCommand::Show { records }), _) => show_files(records),
         (None, Some(suite)) => run_suite(args, suite),
         (None, None) => {
             say!(
@@ -112,9 +116,17 @@ fn write_report(report: &BenchReport, out: &Path) -> Result<(), Failure> {
     })
 }
 
-/// `irglc bench show RECORDS`: the tables of a run, from its records.
-fn show_file(path: &Path) -> Result<(), Failure> {
-    let report = read_report(path)?;
+/// `irglc bench show RECORDS...`: the tables of a run, from its records (of several runs'
+/// records together).
+fn show_files(paths: &[PathBuf]) -> Result<(), Failure> {
+    let reports = paths
+        .iter()
+        .map(|p| read_report(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = irgl_tune::bench::merge(reports).map_err(|e| {
+        say!("error: {e}");
+        Failure::User
+    })?;
     crate::print_out(&irgl_tune::bench::tables(&report));
     Ok(())
 }

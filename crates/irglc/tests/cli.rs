@@ -805,6 +805,31 @@ path = "gap"
     assert_eq!(code, Some(0), "{shown}");
     assert!(shown.starts_with("(an incomplete run"), "{shown}");
     assert!(shown.contains("path"), "{shown}");
+    // Records of two runs together; the same cell twice, or another GPU, refused.
+    let mut other = json.clone();
+    for r in other["records"].as_array_mut().unwrap() {
+        r["graph"] = serde_json::json!("path2");
+    }
+    for p in other["peers"].as_array_mut().unwrap() {
+        p["graph"] = serde_json::json!("path2");
+    }
+    std::fs::write(dir.join("d.json"), other.to_string()).unwrap();
+    let (code, shown, _) = bench(&["show", "a.json", "d.json"]);
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(shown.contains("path2"), "{shown}");
+    assert_eq!(
+        shown.lines().filter(|l| l.contains(" fg ")).count(),
+        2,
+        "{shown}"
+    );
+    let (code, _, stderr) = bench(&["show", "a.json", "a.json"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("is in two of the records"), "{stderr}");
+    other["gpu"] = serde_json::json!("Another GPU");
+    std::fs::write(dir.join("e.json"), other.to_string()).unwrap();
+    let (code, _, stderr) = bench(&["show", "a.json", "e.json"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("different GPUs"), "{stderr}");
     // A record where fg got twice as slow: flagged, exit status 1; against itself, none.
     let mut slower = json.clone();
     slower["records"][1]["times_ms"] = serde_json::json!([2.0, 2.0, 2.0]);
