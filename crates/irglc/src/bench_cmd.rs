@@ -101,7 +101,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), Failure> {
         (None, Some(suite)) => run_suite(args, suite),
         (None, None) => {
             say!(
-                "error: irglc bench needs a suite (`irglc bench bench/paper.toml`) or `compare OLD.json NEW.json`"
+                "error: irglc bench needs a suite (`irglc bench bench/paper.toml`), `compare OLD.json NEW.json` or `show RECORDS.json...`"
             );
             Err(Failure::User)
         }

@@ -103,7 +103,8 @@ enum Command {
     /// structure allows) and which generate the same CUDA.
     Tune(tune_cmd::TuneArgs),
     /// Run a benchmark suite (programs x graphs x option sets, every output verified, JSON
-    /// records), or compare two records: `irglc bench SUITE.toml`, `irglc bench compare OLD NEW`.
+    /// records), compare two records, or show records' tables: `irglc bench SUITE.toml`,
+    /// `irglc bench compare OLD NEW`, `irglc bench show RECORDS...`.
     Bench(bench_cmd::BenchArgs),
 }
 
