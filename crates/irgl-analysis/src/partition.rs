@@ -380,7 +380,8 @@ fn atomic(
             "updates `{name}` with {} at an index that is neither its own node nor the head of one of its out-edges",
             op.name()
         )),
-        Reach::Own if !is_merge(op) => {
+        // At its own node a thread updates its master: any atomic, as a store.
+        Reach::Own => {
             uses.owner_written.insert(prop);
             None
         }
@@ -388,7 +389,7 @@ fn atomic(
             "updates `{name}` of a neighbour with {}: the GPUs' updates could not be merged (atomicMin, atomicMax, atomicAdd, atomicOr and atomicAnd can)",
             op.name()
         )),
-        Reach::Own | Reach::Head => match uses.merged.insert(prop, op) {
+        Reach::Head => match uses.merged.insert(prop, op) {
             Some(other) if other != op => Some(format!(
                 "updates `{name}` with {} and elsewhere with {}: one merge per property",
                 op.name(),
