@@ -11,7 +11,9 @@
 //!   popped from the worklist), its **own out-edges** (a nested `ForAll` over them, or an
 //!   `edge` local whose every value is computed from its own `edge_begin`/`edge_end`), and the
 //!   **heads** of those edges (`g.dst(e)`), which its GPU holds as masters or mirrors;
-//! - it stores to node properties only at its own node; at a head it updates them only by
+//! - it stores to node properties only at its own node, or at a head a value that is the same
+//!   for every thread of the launch (bfs's `level[d] = LEVEL`: a mirror stored to sets its
+//!   master); at a head it updates them otherwise only by
 //!   `atomicMin`, `atomicMax`, `atomicAdd`, `atomicOr` or `atomicAnd`, one kind per property,
 //!   which the merge applies (min of the copies, their sum, ...), and a property it adds to
 //!   at heads it does not read there (a mirror holds its own GPU's additions, not the sum);
@@ -56,6 +58,10 @@ pub enum Sync {
     /// `atomicAdd`, the mirrors' additions summed into their masters and the mirrors reset to
     /// 0 (a mirror holds its own GPU's additions only).
     Merge(AtomicOp),
+    /// Stored at heads with one value per launch (built from literals, constants and
+    /// parameters, such as bfs's `LEVEL`): a mirror stored to in the launch sets its master
+    /// to that value, then the masters' values are copied back.
+    Uniform,
     /// Written only by its own node's thread and read at heads: the masters' values are
     /// copied to the mirrors.
     Broadcast,
@@ -99,6 +105,9 @@ impl PartitionPlan {
                             op.name(),
                             merge_name(op)
                         ),
+                        Sync::Uniform => {
+                            "stored at neighbours with one value per launch: a mirror stored to sets its master to it after each round, then masters copied back".to_string()
+                        }
                         Sync::Broadcast => {
                             "written by its own node, read at neighbours: masters copied to their mirrors after each round".to_string()
                         }
@@ -154,8 +163,16 @@ fn plan(m: &Module) -> Result<Vec<Exchange>, Refusal> {
                 m.prop(prop).name
             )));
         }
+        if let (Some(op), true) = (uses.merged.get(&prop), uses.uniform.contains(&prop)) {
+            return Err(whole(&format!(
+                "it stores to `{}` at neighbours and updates it there with {}: one merge per property",
+                m.prop(prop).name,
+                op.name()
+            )));
+        }
         let sync = match (uses.merged.get(&prop), uses.owner_written.contains(&prop)) {
             (Some(op), _) => Some(Sync::Merge(*op)),
+            _ if uses.uniform.contains(&prop) => Some(Sync::Uniform),
             (None, true) if uses.read_remote.contains(&prop) => Some(Sync::Broadcast),
             (None, false) if uses.read_remote.contains(&prop) => Some(Sync::Once),
             _ => None,
@@ -171,6 +188,8 @@ fn plan(m: &Module) -> Result<Vec<Exchange>, Refusal> {
 #[derive(Default)]
 struct Uses {
     merged: BTreeMap<PropId, AtomicOp>,
+    /// Stored at heads with a value uniform over the launch.
+    uniform: BTreeSet<PropId>,
     owner_written: BTreeSet<PropId>,
     read_remote: BTreeSet<PropId>,
 }
@@ -202,8 +221,21 @@ fn kernel(m: &Module, k: &Kernel, uses: &mut Uses) -> Result<(), String> {
         err = match &body.stmts[s].kind {
             StmtKind::Assign {
                 place: Place::Element { prop, index },
-                ..
-            } => store(m, body, &roles, *prop, *index, uses),
+                value,
+                op,
+            } => {
+                if op.is_some()
+                    && m.prop(*prop).owner == PropOwner::Node
+                    && reach(body, &roles, *index) != Reach::Own
+                {
+                    Some(format!(
+                        "updates `{}` of another node by a read and a store (`op=`): the GPUs' updates could not be merged (use atomicAdd, atomicMin, ...)",
+                        prop_name(m, *prop)
+                    ))
+                } else {
+                    store(m, body, &roles, *prop, *index, *value, uses)
+                }
+            }
             StmtKind::Assign {
                 place: Place::Global(g),
                 ..
@@ -327,12 +359,14 @@ fn read(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn store(
     m: &Module,
     body: &Body,
     roles: &Roles,
     prop: PropId,
     index: ExprId,
+    value: ExprId,
     uses: &mut Uses,
 ) -> Option<String> {
     if let Some(why) = not_partitioned(m, prop) {
@@ -351,8 +385,12 @@ fn store(
             uses.owner_written.insert(prop);
             None
         }
+        Reach::Head if uniform(body, value) => {
+            uses.uniform.insert(prop);
+            None
+        }
         Reach::Head => Some(format!(
-            "stores to `{}` of a neighbour: the GPUs' stores could not be merged (update it with atomicMin, atomicMax, atomicAdd, atomicOr or atomicAnd)",
+            "stores to `{}` of a neighbour a value that differs between threads: the GPUs' stores could not be merged (update it with atomicMin, atomicMax, atomicAdd, atomicOr or atomicAnd)",
             prop_name(m, prop)
         )),
         Reach::Elsewhere => Some(format!(
@@ -397,6 +435,26 @@ fn atomic(
             )),
             _ => None,
         },
+    }
+}
+
+/// Whether `e` has one value for every thread of a launch: literals, constants, parameters of
+/// the program and of the kernel, the graph's sizes, and operations on those.
+fn uniform(body: &Body, e: ExprId) -> bool {
+    match &body.exprs[e].kind {
+        ExprKind::Literal(_) | ExprKind::Const(_) | ExprKind::Param(_) | ExprKind::GraphSize(_) => {
+            true
+        }
+        ExprKind::Local(l) => body.locals[*l].kind == LocalKind::Param,
+        ExprKind::Cast(a) | ExprKind::Unary(_, a) => uniform(body, *a),
+        ExprKind::Binary(_, a, b) => uniform(body, *a) && uniform(body, *b),
+        ExprKind::Select {
+            cond,
+            then_expr,
+            else_expr,
+        } => uniform(body, *cond) && uniform(body, *then_expr) && uniform(body, *else_expr),
+        ExprKind::Builtin(_, args) => args.iter().all(|a| uniform(body, *a)),
+        _ => false,
     }
 }
 

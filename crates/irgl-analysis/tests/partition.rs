@@ -94,17 +94,53 @@ fn what_each_round_exchanges() {
 }
 
 #[test]
-fn a_store_to_a_neighbour_is_refused() {
+fn a_store_to_a_neighbour_is_refused_unless_every_thread_stores_one_value() {
     let why = refusal(
         "Kernel k(graph g) {
   ForAll (n In g.nodes) {
     ForAll (e In g.edges(n)) {
-      g.x[g.dst(e)] = 1;
+      g.x[g.dst(e)] = g.y[n];
     }
   }
 }",
     );
-    assert!(why.starts_with("stores to `x` of a neighbour"), "{why}");
+    assert!(
+        why.starts_with("stores to `x` of a neighbour a value that differs between threads"),
+        "{why}"
+    );
+    // bfs's store: the same value (a kernel parameter plus a constant) from every thread.
+    let text = "graph g {\n  node x: u32;\n}\nconst ONE: u32 = 1;\nKernel k(graph g, u32 L) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      let d = g.dst(e);
+      if (g.x[d] == 0) {
+        g.x[d] = L + ONE;
+      }
+    }
+  }
+}\nmain {\n  Invoke k(g, 3);\n}\n";
+    let m = compile("u.irgl", text);
+    let plan = PartitionPlan::build(&m);
+    let exchanges = plan.verdict.expect("accepted");
+    assert_eq!(exchanges.len(), 1);
+    assert_eq!(exchanges[0].sync, Sync::Uniform);
+}
+
+#[test]
+fn a_read_and_store_at_a_neighbour_is_refused() {
+    let why = refusal(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      g.x[g.dst(e)] += 1;
+    }
+  }
+}",
+    );
+    assert!(
+        why.starts_with("updates `x` of another node by a read and a store"),
+        "{why}"
+    );
 }
 
 #[test]
