@@ -679,7 +679,11 @@ fn fake_gapbs(dir: &Path) {
     std::fs::write(dir.join("src/bfs.cc"), "// stand-in\n").unwrap();
     std::fs::write(
         dir.join("Makefile"),
-        "bfs sssp pr cc tc:\n\tprintf '#!/bin/sh\\necho \"args: $$*\" >&2\\necho \"Trial Time:          0.00100000\"\\necho \"Trial Time:          0.00300000\"\\n' > $@ && chmod +x $@\n",
+        concat!(
+            "bfs sssp pr cc tc:\n\tprintf '#!/bin/sh\\necho \"args: $$*\" >&2\\ncase \"$$2\" in *.sg) ;; *) echo not serialized; exit 1;; esac\\necho \"Trial Time:          0.00100000\"\\necho \"Trial Time:          0.00300000\"\\n' > $@ && chmod +x $@\n",
+            // The converter copies the edge list to the serialized graph's path.
+            "converter:\n\tprintf '#!/bin/sh\\nwhile [ $$# -gt 0 ]; do case \"$$1\" in -f) f=\"$$2\";; -b) b=\"$$2\";; esac; shift; done\\ncp \"$$f\" \"$$b\"\\n' > $@ && chmod +x $@\n",
+        ),
     )
     .unwrap();
 }

@@ -130,8 +130,11 @@ impl Peers {
             let (outcome, check) = match peer {
                 "gapbs" => {
                     let (gap, _) = self.gap.as_ref().expect("GAP is built");
-                    let graph = gap::edge_list(job.gr, job.csr)?;
-                    let outcome = match gap.run(kernel, &graph, &args, timeout) {
+                    let el = gap::edge_list(job.gr, job.csr)?;
+                    let outcome = match gap
+                        .serialized(&el, job.symmetric, timeout)
+                        .and_then(|graph| gap.run(kernel, &graph, &args, timeout))
+                    {
                         Ok(times_ms) => Outcome::Ok { times_ms },
                         Err(o) => o,
                     };
