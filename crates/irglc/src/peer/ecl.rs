@@ -1,6 +1,7 @@
 //! The ECL codes as peers (ECL-CC, ECL-MIS, ECL-MST, ECL-GC): each `.cu` file of the tree
 //! compiled alone with irglc's nvcc for the run's GPU, run on the program's graph written in
-//! ECL's binary format (`irgl_graph::format::egr`, once per converted graph).
+//! ECL's binary format (`irgl_graph::format::egr`, once per converted graph), without its
+//! self-loops, which irglc's references ignore and ECL-MIS does not.
 //!
 //! A code computes once per process, so each timed run is a process; its time is what it
 //! prints of its own kernels (`compute time`, `Dev+`/`Dev-`, `runtime`: graph transfers
@@ -191,6 +192,17 @@ impl Ecl {
     }
 }
 
+/// `g` without its self-loops (itself where it has none).
+fn without_self_loops(g: &Csr) -> std::borrow::Cow<'_, Csr> {
+    if (0..g.n).any(|u| g.neighbours(u).contains(&u)) {
+        let mut copy = g.clone();
+        irgl_graph::transform::drop_self_loops(&mut copy);
+        std::borrow::Cow::Owned(copy)
+    } else {
+        std::borrow::Cow::Borrowed(g)
+    }
+}
+
 /// The seconds on the first line that starts with one of `prefixes` (`Dev+:    0.001 s`).
 fn seconds_after(stdout: &str, prefixes: &[&str]) -> Option<f64> {
     stdout.lines().find_map(|l| {
@@ -200,8 +212,11 @@ fn seconds_after(stdout: &str, prefixes: &[&str]) -> Option<f64> {
     })
 }
 
-/// The graph `g` (read from `gr`) in ECL's format, written into the cache once per converted
-/// graph.
+/// The graph `g` (read from `gr`) in ECL's format without its self-loops, written into the
+/// cache once per converted graph. irglc's references ignore self-loops in all four families
+/// (components, an independent set, a spanning forest, a coloring), while ECL-MIS counts a
+/// node its own neighbour: on the three shared graphs with self-loops its runs printed nothing
+/// before the time limit.
 fn ecl_graph(gr: &Path, g: &Csr) -> Result<PathBuf, Failure> {
     let key = crate::toolchain::file_stamp(gr).map_err(|e| {
         say!("error: cannot read {}: {e}", gr.display());
@@ -209,11 +224,12 @@ fn ecl_graph(gr: &Path, g: &Csr) -> Result<PathBuf, Failure> {
     })?;
     let path = crate::toolchain::cache_dir()
         .join("peer-graphs")
-        .join(format!("{key:016x}.egr"));
+        .join(format!("{key:016x}.simple.egr"));
     if path.is_file() {
         return Ok(path);
     }
-    irgl_files::write_whole(&path, |w| irgl_graph::format::egr::write(g, w)).map_err(|e| {
+    let g = without_self_loops(g);
+    irgl_files::write_whole(&path, |w| irgl_graph::format::egr::write(&g, w)).map_err(|e| {
         say!("error: cannot write {}: {e}", path.display());
         Failure::User
     })?;
@@ -223,6 +239,26 @@ fn ecl_graph(gr: &Path, g: &Csr) -> Result<PathBuf, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ecl_graph_has_no_self_loops() {
+        // 0 - 1 both ways, and a loop on 1.
+        let g = Csr {
+            n: 2,
+            offsets: vec![0, 1, 3],
+            dst: vec![1, 0, 1],
+            weights: Some(vec![4, 4, 9]),
+        };
+        let simple = without_self_loops(&g);
+        assert_eq!(simple.dst, [1, 0]);
+        assert_eq!(simple.offsets, [0, 1, 2]);
+        assert_eq!(simple.weights.as_deref(), Some(&[4, 4][..]));
+        let triangle = super::super::tests::triangle();
+        assert!(matches!(
+            without_self_loops(&triangle),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn times_are_read_from_each_codes_line() {
