@@ -313,16 +313,30 @@ fn prop_name(m: &Module, prop: PropId) -> &str {
     &m.prop(prop).name
 }
 
-/// A property of something other than the graph's nodes and edges: refused by its kind.
-fn not_partitioned(m: &Module, prop: PropId) -> Option<String> {
+/// The verdict on an access to a property that is not a node's (`Some`; `None` for a node
+/// property, which the caller judges): an edge property only at the thread's own edges
+/// (`access`: what it does, "reads", "stores to", "updates"); program arrays and meshes never.
+fn not_a_node_property(
+    m: &Module,
+    body: &Body,
+    roles: &Roles,
+    prop: PropId,
+    index: ExprId,
+    access: &str,
+) -> Option<Option<String>> {
+    let name = prop_name(m, prop);
     match m.prop(prop).owner {
-        PropOwner::Node | PropOwner::Edge => None,
-        PropOwner::Array => Some(format!(
-            "uses the program-level array `{}`, which is not partitioned",
-            prop_name(m, prop)
-        )),
+        PropOwner::Node => None,
+        PropOwner::Edge => Some((!own_edge_expr(body, roles, index)).then(|| {
+            format!(
+                "{access} the edge property `{name}` of an edge that is not its own node's: a part holds its masters' out-edges only"
+            )
+        })),
+        PropOwner::Array => Some(Some(format!(
+            "uses the program-level array `{name}`, which is not partitioned"
+        ))),
         PropOwner::Triangle | PropOwner::Vertex => {
-            Some("uses a mesh, which is not partitioned".to_string())
+            Some(Some("uses a mesh, which is not partitioned".to_string()))
         }
     }
 }
@@ -335,16 +349,8 @@ fn read(
     index: ExprId,
     uses: &mut Uses,
 ) -> Option<String> {
-    if let Some(why) = not_partitioned(m, prop) {
-        return Some(why);
-    }
-    if m.prop(prop).owner == PropOwner::Edge {
-        return (!own_edge_expr(body, roles, index)).then(|| {
-            format!(
-                "reads the edge property `{}` of an edge that is not its own node's: a part holds its masters' out-edges only",
-                prop_name(m, prop)
-            )
-        });
+    if let Some(verdict) = not_a_node_property(m, body, roles, prop, index, "reads") {
+        return verdict;
     }
     match reach(body, roles, index) {
         Reach::Own => None,
@@ -359,7 +365,6 @@ fn read(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn store(
     m: &Module,
     body: &Body,
@@ -369,16 +374,8 @@ fn store(
     value: ExprId,
     uses: &mut Uses,
 ) -> Option<String> {
-    if let Some(why) = not_partitioned(m, prop) {
-        return Some(why);
-    }
-    if m.prop(prop).owner == PropOwner::Edge {
-        return (!own_edge_expr(body, roles, index)).then(|| {
-            format!(
-                "stores to the edge property `{}` of an edge that is not its own node's",
-                prop_name(m, prop)
-            )
-        });
+    if let Some(verdict) = not_a_node_property(m, body, roles, prop, index, "stores to") {
+        return verdict;
     }
     match reach(body, roles, index) {
         Reach::Own => {
@@ -409,8 +406,8 @@ fn atomic(
     index: ExprId,
     uses: &mut Uses,
 ) -> Option<String> {
-    if let Some(why) = not_partitioned(m, prop) {
-        return Some(why);
+    if let Some(verdict) = not_a_node_property(m, body, roles, prop, index, "updates") {
+        return verdict;
     }
     let name = prop_name(m, prop);
     match reach(body, roles, index) {
