@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install a CUDA 13.0 toolchain (nvcc, cudart, CCCL, NVVM) from PyPI into a
-# git-ignored virtual environment at <repo>/.venv-cuda. Idempotent: when the
-# toolchain is already there it only prints the nvcc path.
+# Install a CUDA 13.0 toolchain (nvcc, cudart, CCCL, NVVM) and NCCL (for programs
+# built to run on several GPUs, `--multi-gpu on`) from PyPI into a git-ignored
+# virtual environment at <repo>/.venv-cuda. Idempotent: when the toolchain is
+# already there it only prints the nvcc path.
 #
 # Usage: scripts/install-cuda.sh        # prints the nvcc path on its last line
 set -euo pipefail
@@ -17,6 +18,8 @@ PKGS=(
   "nvidia-cuda-cccl==13.0.*"
   "nvidia-nvvm==13.0.*"
 )
+# NCCL has versions of its own (irglc finds it beside nvcc: nvidia/nccl).
+NCCL_PKG="nvidia-nccl-cu13==2.32.*"
 
 find_cu13() {
   # Print the nvidia/cu13 directory inside the venv, if any.
@@ -48,6 +51,7 @@ for spec in sys.argv[1:]:
         sys.exit(1)
 PYEOF
   [[ -f "$cu13/include/cuda_runtime.h" ]] || return 1
+  [[ -f "$cu13/../nccl/include/nccl.h" ]] || return 1
   [[ -d "$cu13/include/cub" || -d "$cu13/include/cccl/cub" ]] || return 1
 }
 
@@ -58,8 +62,8 @@ else
     echo "install-cuda: creating virtual environment $VENV" >&2
     "$PY" -m venv "$VENV"
   fi
-  echo "install-cuda: installing ${PKGS[*]}" >&2
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PKGS[@]}"
+  echo "install-cuda: installing ${PKGS[*]} $NCCL_PKG" >&2
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PKGS[@]}" "$NCCL_PKG"
   installed || { echo "error: CUDA toolchain install in $VENV is incomplete" >&2; exit 1; }
 fi
 

@@ -44,30 +44,10 @@ pub struct PartitionPlan {
     pub verdict: Result<Vec<Exchange>, Refusal>,
 }
 
-/// How one node property is kept consistent between the GPUs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Exchange {
-    pub prop: PropId,
-    pub sync: Sync,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Sync {
-    /// Updated at heads by this atomic: the mirrors' values are merged into their masters by
-    /// it, then the masters' values copied back to the mirrors (min, max, or, and), or, for
-    /// `atomicAdd`, the mirrors' additions summed into their masters and the mirrors reset to
-    /// 0 (a mirror holds its own GPU's additions only).
-    Merge(AtomicOp),
-    /// Stored at heads with one value per launch (built from literals, constants and
-    /// parameters, such as bfs's `LEVEL`): a mirror stored to in the launch sets its master
-    /// to that value, then the masters' values are copied back.
-    Uniform,
-    /// Written only by its own node's thread and read at heads: the masters' values are
-    /// copied to the mirrors.
-    Broadcast,
-    /// Read at heads but written by no kernel (set by `main` or the loader): copied once.
-    Once,
-}
+/// How one node property is kept consistent between the GPUs (the IR's, which a program
+/// built with `--multi-gpu` carries to code generation).
+pub use irgl_ir::PropExchange as Exchange;
+pub use irgl_ir::PropSync as Sync;
 
 /// Why a program cannot run partitioned.
 #[derive(Clone, Debug, PartialEq)]
@@ -284,6 +264,17 @@ fn kernel(m: &Module, k: &Kernel, uses: &mut Uses) -> Result<(), String> {
                 "updates the global `{}` with {}: only atomicMin, atomicMax, atomicAdd, atomicOr and atomicAnd can be combined across GPUs",
                 m.globals[g.index()].name,
                 op.name()
+            )),
+            ExprKind::GraphQuery(
+                q @ (GraphMethod::Degree | GraphMethod::EdgeBegin | GraphMethod::EdgeEnd),
+                n,
+            ) if reach(body, &roles, *n) != Reach::Own => Some(format!(
+                "reads `{}` of a node that is not its own: a part holds its masters' out-edges only, and a mirror has none",
+                match q {
+                    GraphMethod::Degree => "g.degree",
+                    GraphMethod::EdgeBegin => "g.edge_begin",
+                    _ => "g.edge_end",
+                }
             )),
             ExprKind::FetchAdd { global, .. } => Some(format!(
                 "uses the old value of an atomicAdd to the global `{}` (a reservation): the GPUs would hand out the same values",

@@ -226,3 +226,34 @@ fn an_edge_that_is_not_the_nodes_own_is_refused() {
     );
     assert!(why.contains("neither its own node nor the head"), "{why}");
 }
+
+#[test]
+fn the_degree_of_a_neighbour_is_refused() {
+    // A mirror has no edges on its GPU: its degree there is 0.
+    let why = refusal(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      let v = g.dst(e);
+      atomicMax(g.x[v], g.degree(v));
+    }
+  }
+}",
+    );
+    assert!(
+        why.contains("`g.degree` of a node that is not its own"),
+        "{why}"
+    );
+    // Its own degree is its master's, which holds all its edges.
+    let (_, plan) = plan_of(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      let v = g.dst(e);
+      atomicMax(g.x[v], g.degree(n));
+    }
+  }
+}",
+    );
+    assert!(plan.verdict.is_ok(), "{:?}", plan.verdict);
+}

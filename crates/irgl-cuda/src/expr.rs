@@ -26,7 +26,7 @@ pub(crate) fn c_type(t: Ty) -> &'static str {
 }
 
 /// Prints the expressions of one body.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct Exprs<'a> {
     pub m: &'a Module,
     pub body: &'a Body,
@@ -41,6 +41,9 @@ pub(crate) struct Exprs<'a> {
     /// The kernel's part of the device error codes: an index out of range of array local
     /// `l` reports `error_base | l` (see [`array_error_code`]).
     pub error_base: u32,
+    /// Several GPUs, device code: the node-typed locals that hold this GPU's local ids
+    /// (`irgl_ir::nodes`); a node id used as a value is converted to the global one.
+    pub local_nodes: Option<std::collections::BTreeSet<LocalId>>,
 }
 
 /// The device error code of an index out of range of array `l` in the kernel with index
@@ -101,7 +104,23 @@ impl<'a> Exprs<'a> {
             }
             ExprKind::Unary(op, a) => format!("({}{})", op.spelling(), self.expr(*a)),
             ExprKind::Binary(op, a, b) => {
-                let (l, r) = (self.expr(*a), self.expr(*b));
+                let (l, r) = if self.ty(*a) == Ty::Node || self.ty(*b) == Ty::Node {
+                    // Node ids compared for equality on one GPU are its local ids; ordered or
+                    // computed with, they are the global ids.
+                    let same = matches!(op, BinaryOp::Eq | BinaryOp::Ne)
+                        && self.is_local_node(*a)
+                        && self.is_local_node(*b);
+                    if same {
+                        (self.expr(*a), self.expr(*b))
+                    } else {
+                        (
+                            self.global_id(*a).unwrap_or_else(|| self.expr(*a)),
+                            self.global_id(*b).unwrap_or_else(|| self.expr(*b)),
+                        )
+                    }
+                } else {
+                    (self.expr(*a), self.expr(*b))
+                };
                 let lt = self.ty(*a);
                 if *op == BinaryOp::Rem && lt.is_float() {
                     let f = if lt == Ty::F32 { "fmodf" } else { "fmod" };
@@ -119,6 +138,13 @@ impl<'a> Exprs<'a> {
                 self.expr(*then_expr),
                 self.expr(*else_expr)
             ),
+            ExprKind::Cast(a) if x.ty != Ty::Node => {
+                format!(
+                    "static_cast<{}>({})",
+                    c_type(x.ty),
+                    self.global_id(*a).unwrap_or_else(|| self.expr(*a))
+                )
+            }
             ExprKind::Cast(a) => format!("static_cast<{}>({})", c_type(x.ty), self.expr(*a)),
             ExprKind::Builtin(b, args) => self.builtin(*b, args, x.ty),
             ExprKind::Atomic { op, place, args } => {
@@ -126,10 +152,10 @@ impl<'a> Exprs<'a> {
                 let name = op.name().trim_start_matches("atomic").to_ascii_lowercase();
                 let mut parts = vec![self.address(place)];
                 let ty = c_type(x.ty);
-                parts.extend(
-                    args.iter()
-                        .map(|a| format!("static_cast<{ty}>({})", self.cond(*a))),
-                );
+                parts.extend(args.iter().map(|a| {
+                    let v = self.global_id(*a).unwrap_or_else(|| self.cond(*a));
+                    format!("static_cast<{ty}>({v})")
+                }));
                 format!("irgl::atomic_{name}({})", parts.join(", "))
             }
             ExprKind::FetchAdd {
@@ -167,6 +193,9 @@ impl<'a> Exprs<'a> {
                     }
                 };
                 match self.side {
+                    // Several GPUs: a kernel's graph is its part; the whole graph's sizes are
+                    // parameters.
+                    Side::Device if self.m.partitioned.is_some() => format!("params.irgl_{field}"),
                     Side::Device => format!("{}.csr.{field}", self.graph()),
                     Side::Host => format!("h.hg.{field}"),
                 }
@@ -221,16 +250,46 @@ impl<'a> Exprs<'a> {
                 )
             }
             ExprKind::WorklistSize(w) => match self.side {
+                // Several GPUs: the sum over them (every GPU takes the same branch).
+                Side::Host if self.m.partitioned.is_some() => {
+                    format!("h.part.sum(h.wl.{}().size())", wl_name(*w))
+                }
                 Side::Host => format!("h.wl.{}().size()", wl_name(*w)),
                 // In a control kernel: every thread's view, read between barriers.
                 Side::Device => format!("irgl_{}.size()", wl_name(*w)),
             },
             ExprKind::ReduceResult => match self.side {
+                Side::Host if self.m.partitioned.is_some() => "h.part.reduce(h.reduce)".to_string(),
                 Side::Host => "h.reduce.read()".to_string(),
                 // In a control kernel: every thread's view (`irgl::RoundFlag`).
                 Side::Device => "irgl_reduce.result()".to_string(),
             },
         }
+    }
+
+    /// Several GPUs: whether `e` is a node id of this GPU's numbering.
+    fn is_local_node(&self, e: ExprId) -> bool {
+        self.local_nodes
+            .as_ref()
+            .is_some_and(|set| irgl_ir::nodes::is_local_id(self.body, set, e))
+    }
+
+    /// Several GPUs: `e`, a node id of this GPU's numbering, as the global id (a node used
+    /// as a value); None where `e` is no such id.
+    pub(crate) fn global_id(&self, e: ExprId) -> Option<String> {
+        // A node param: its global id, which each GPU's params also carry.
+        let mut inner = e;
+        while let ExprKind::Cast(a) = &self.body.exprs[inner].kind {
+            inner = *a;
+        }
+        if let ExprKind::Param(p) = &self.body.exprs[inner].kind
+            && self.is_local_node(inner)
+        {
+            let name = cpp(&self.m.params[p.index()].name);
+            return Some(format!("params.irgl_global_{name}"));
+        }
+        self.is_local_node(e)
+            .then(|| format!("irgl_global({})", self.cond(e)))
     }
 
     /// The graph as kernels name it.
@@ -266,6 +325,8 @@ impl<'a> Exprs<'a> {
     pub(crate) fn prop_size(&self, prop: PropId) -> String {
         let g = self.graph();
         match self.m.prop(prop).owner {
+            // Several GPUs: a part's masters and mirrors.
+            PropOwner::Node if self.m.partitioned.is_some() => "params.irgl_nlocal".to_string(),
             PropOwner::Node => format!("{g}.csr.nnodes"),
             PropOwner::Edge => format!("{g}.csr.nedges"),
             PropOwner::Triangle => format!("{g}.mesh.triangle_capacity"),
@@ -289,6 +350,10 @@ impl<'a> Exprs<'a> {
             Side::Device => format!("{}.{}[{i}]", self.graph(), cpp(&p.name)),
             // The input property is the graph file's edge data, also kept on the host.
             Side::Host if p.input => format!("irgl::host_edge_data(h.hg, {i})"),
+            // Several GPUs: the master's value (every GPU reads it).
+            Side::Host if self.m.partitioned.is_some() => {
+                format!("h.part.read(h.{}, {i})", cpp(&p.name))
+            }
             Side::Host => format!("read_element(h.{}, {i})", cpp(&p.name)),
         }
     }

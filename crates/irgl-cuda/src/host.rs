@@ -12,8 +12,16 @@ use crate::stmt::Emitter;
 use crate::writer::Writer;
 
 /// `launch_k`: one launch of the kernel over the current input worklist. Its messages name
-/// the kernel `shown` (a serial version's, its kernel).
-pub(crate) fn launcher(k: &Kernel, shown: &str, launch: &LaunchConfig) -> String {
+/// the kernel `shown` (a serial version's, its kernel). With `partitioned` (several GPUs), the
+/// launch covers this GPU's part and is followed by the exchanges of the properties the
+/// kernel writes and by the delivery of its pushes of other GPUs' nodes.
+pub(crate) fn launcher(
+    k: &Kernel,
+    shown: &str,
+    launch: &LaunchConfig,
+    partitioned: Option<&[PropExchange]>,
+    props: &[Prop],
+) -> String {
     let facts = k.facts();
     let name = cpp(&k.name);
     let mut sig = vec!["Host& h".to_string()];
@@ -55,6 +63,8 @@ pub(crate) fn launcher(k: &Kernel, shown: &str, launch: &LaunchConfig) -> String
         "irgl::chunks_of(irgl_items, irgl_chunk)"
     } else if facts.pops {
         "h.wl.in().size()"
+    } else if facts.over_nodes && partitioned.is_some() {
+        "h.part.masters()"
     } else if facts.over_nodes {
         "h.hg.nnodes"
     } else if facts.over_triangles {
@@ -143,8 +153,81 @@ pub(crate) fn launcher(k: &Kernel, shown: &str, launch: &LaunchConfig) -> String
     if facts.indexes_arrays || (launch.check_indices && facts.indexes_props) {
         w.line(format!("check_device_error(\"{shown}\");"));
     }
+    if let Some(exchanges) = partitioned {
+        exchange_after(&mut w, k, &facts, shown, exchanges, props);
+    }
     w.close("}");
     w.finish().trim_end().to_string()
+}
+
+/// Several GPUs, after a launch: each property the kernel writes that crosses parts is
+/// exchanged (its mirrors merged into their masters, the masters copied back), and the items
+/// it pushed that other GPUs own go to them.
+fn exchange_after(
+    w: &mut Writer,
+    k: &Kernel,
+    facts: &KernelFacts,
+    shown: &str,
+    exchanges: &[PropExchange],
+    props: &[Prop],
+) {
+    let written = props_written(k);
+    for x in exchanges {
+        if !written.contains(&x.prop) {
+            continue;
+        }
+        w.line(format!(
+            "h.part.exchange(h.{}, {});",
+            cpp(&props[x.prop.index()].name),
+            merge_of(exchanges, x.prop)
+        ));
+    }
+    for (pushes, list) in [(facts.pushes, "out"), (facts.retries, "retry")] {
+        if pushes {
+            w.line(format!("h.part.deliver(h.wl.{list}(), \"{shown}\");"));
+        }
+    }
+}
+
+/// The runtime's `irgl::Merge` of a property of a partitioned program: how its mirrors are
+/// merged into their masters (`None`: it does not cross parts).
+pub(crate) fn merge_of(exchanges: &[PropExchange], prop: PropId) -> &'static str {
+    match exchanges.iter().find(|x| x.prop == prop).map(|x| x.sync) {
+        None => "irgl::Merge::None",
+        Some(PropSync::Merge(AtomicOp::Min)) => "irgl::Merge::Min",
+        Some(PropSync::Merge(AtomicOp::Max)) => "irgl::Merge::Max",
+        Some(PropSync::Merge(AtomicOp::Add)) => "irgl::Merge::Sum",
+        Some(PropSync::Merge(AtomicOp::Or)) => "irgl::Merge::Or",
+        Some(PropSync::Merge(AtomicOp::And)) => "irgl::Merge::And",
+        Some(PropSync::Merge(op)) => panic!("{} is no merge", op.name()),
+        Some(PropSync::Uniform) => "irgl::Merge::Uniform",
+        Some(PropSync::Broadcast | PropSync::Once) => "irgl::Merge::Copy",
+    }
+}
+
+/// The properties a kernel stores to or updates atomically.
+fn props_written(k: &Kernel) -> std::collections::BTreeSet<PropId> {
+    let body = &k.body;
+    let mut out = std::collections::BTreeSet::new();
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Element { prop, .. },
+            ..
+        } = &body.stmts[s].kind
+        {
+            out.insert(*prop);
+        }
+    });
+    visit::walk_block_exprs(body, &body.block, &mut |e| {
+        if let ExprKind::Atomic {
+            place: Place::Element { prop, .. },
+            ..
+        } = &body.exprs[e].kind
+        {
+            out.insert(*prop);
+        }
+    });
+    out
 }
 
 impl Emitter<'_> {
@@ -156,8 +239,15 @@ impl Emitter<'_> {
                 let k = &self.m().kernels[l.kernel];
                 let mut args = String::new();
                 for (param, &arg) in k.scalar_params().zip(&l.args) {
-                    let ty = c_type(k.body.locals[param].ty);
-                    args.push_str(&format!(", static_cast<{ty}>({})", self.x.cond(arg)));
+                    let local = &k.body.locals[param];
+                    let ty = c_type(local.ty);
+                    let value = format!("static_cast<{ty}>({})", self.x.cond(arg));
+                    if local.ty == Ty::Node && self.m().partitioned.is_some() {
+                        // Several GPUs: the node's id on this GPU (or none).
+                        args.push_str(&format!(", h.part.local_id({value})"));
+                    } else {
+                        args.push_str(&format!(", {value}"));
+                    }
                 }
                 if let Some(r) = l.reduce {
                     args.push_str(", ");
@@ -202,17 +292,23 @@ impl Emitter<'_> {
                 self.w
                     .line("irgl::check_node(item, h.hg.nnodes, \"Initial\");");
                 self.w.close("}");
-                self.w.line("h.wl.in().assign(irgl_initial);");
+                if self.m().partitioned.is_some() {
+                    // Several GPUs: each starts with the items it owns.
+                    self.w
+                        .line("h.wl.in().assign(h.part.owned_items(irgl_initial));");
+                } else {
+                    self.w.line("h.wl.in().assign(irgl_initial);");
+                }
                 self.w.close("}");
             }
             StmtKind::WorklistInit(Initial::AllNodes) => {
-                self.w.open("{");
-                self.w
-                    .line("std::vector<uint32_t> irgl_initial(h.hg.nnodes);");
-                self.w
-                    .line("for (uint32_t i = 0; i < h.hg.nnodes; ++i) irgl_initial[i] = i;");
-                self.w.line("h.wl.in().assign(irgl_initial);");
-                self.w.close("}");
+                // Written on the device; several GPUs: each its masters.
+                let nodes = if self.m().partitioned.is_some() {
+                    "h.part.masters()"
+                } else {
+                    "h.hg.nnodes"
+                };
+                self.w.line(format!("h.wl.in().assign_range({nodes});"));
             }
             StmtKind::WorklistSwap(WorklistRef::Out) => self.w.line("h.wl.swap();"),
             StmtKind::WorklistSwap(WorklistRef::Retry) => self.w.line("h.wl.swap_retry();"),

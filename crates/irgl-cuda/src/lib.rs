@@ -121,6 +121,8 @@ struct KernelDef {
 
 struct OutputDef {
     name: String,
+    /// Its C++ element type.
+    ty: String,
     irgl_ty: String,
     on_edges: bool,
     /// The `input` edge property: no DeviceArray of its own, it lives in the graph.
@@ -176,6 +178,9 @@ struct ProgramTemplate {
     retry_list: bool,
     /// Device bytes per worklist item: 4 a list, 8 for the asynchronous task queue.
     worklist_bytes: u32,
+    /// Built to run partitioned over several GPUs (`--multi-gpu`): a host thread and a
+    /// `Host` per GPU over its part (`irgl::Part`).
+    multi: bool,
 }
 
 /// The worklists a program uses: (the input and output lists, the retry list).
@@ -234,6 +239,7 @@ fn host_launches(body: &Body, block: &Block) -> Vec<KernelId> {
 
 /// Generates the CUDA source of a module.
 pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
+    let multi = m.partitioned.is_some();
     let (worklists, retry_list) = worklists_used(m);
     let asynchronous = m.kernels.iter().any(|(_, k)| k.asynchronous.is_some());
     let worklists = worklists || asynchronous;
@@ -271,6 +277,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         retry_list,
         worklist_bytes: 4 * (2 + u32::from(retry_list)) * u32::from(worklists)
             + 8 * u32::from(asynchronous),
+        multi,
     };
     for c in &m.consts {
         t.consts.push(Decl {
@@ -308,6 +315,9 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
     }
     for p in &m.graph.props {
         let size = match (p.owner, p.len) {
+            // Several GPUs: the part's graph.
+            (PropOwner::Node, _) if multi => "lg.nnodes".to_string(),
+            (PropOwner::Edge, _) if multi => "lg.nedges".to_string(),
             (PropOwner::Node, _) => "hg.nnodes".to_string(),
             (PropOwner::Edge, _) => "hg.nedges".to_string(),
             (PropOwner::Triangle, _) => "dm.triangle_capacity()".to_string(),
@@ -406,7 +416,13 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             },
             body: e.w.finish(),
             launcher: if launched {
-                host::launcher(k, shown, &m.launch)
+                host::launcher(
+                    k,
+                    shown,
+                    &m.launch,
+                    m.partitioned.as_deref(),
+                    &m.graph.props,
+                )
             } else {
                 String::new()
             },
@@ -426,6 +442,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
                 let g = &m.globals[g.index()];
                 t.output_scalars.push(OutputDef {
                     name: cpp(&g.name).into_owned(),
+                    ty: c_type(g.ty).to_string(),
                     irgl_ty: g.ty.spelling().to_string(),
                     on_edges: false,
                     input: false,
@@ -436,6 +453,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
                 let p = m.prop(*p);
                 t.output_arrays.push(OutputDef {
                     name: cpp(&p.name).into_owned(),
+                    ty: c_type(p.ty).to_string(),
                     irgl_ty: p.ty.spelling().to_string(),
                     on_edges: p.owner == PropOwner::Edge,
                     input: p.input,

@@ -59,6 +59,8 @@ impl<'a> Emitter<'a> {
                 asynchronous: false,
                 coherent: &[],
                 error_base: 0,
+                local_nodes: (m.partitioned.is_some() && side == Side::Device)
+                    .then(|| irgl_ir::nodes::local_node_ids(body)),
             },
             w: Writer::new(level),
             continues: Vec::new(),
@@ -332,6 +334,12 @@ impl<'a> Emitter<'a> {
         let v = self.x.cond(value);
         let sym = op.map_or("=".to_string(), |o| format!("{}=", o.spelling()));
         match (self.side(), place) {
+            // A node id stored in a property is the global one (several GPUs).
+            (Side::Device, p @ Place::Element { .. }) => format!(
+                "{} {sym} {}",
+                self.x.device_place(p),
+                self.x.global_id(value).unwrap_or(v)
+            ),
             (Side::Device, p) | (Side::Host, p @ Place::Local(_)) => {
                 format!("{} {sym} {v}", self.x.device_place(p))
             }
@@ -357,6 +365,12 @@ impl<'a> Emitter<'a> {
                         format!("read_device(h.g.{}, h.hg.nedges, {i})", cpp(&p.name)),
                         format!("write_device(h.g.{}, h.hg.nedges, {i}, ", cpp(&p.name)),
                     )
+                } else if self.m().partitioned.is_some() {
+                    // Several GPUs: the master and every mirror of the node.
+                    (
+                        format!("h.part.read(h.{}, {i})", cpp(&p.name)),
+                        format!("h.part.write(h.{}, {i}, ", cpp(&p.name)),
+                    )
                 } else {
                     (
                         format!("read_element(h.{}, {i})", cpp(&p.name)),
@@ -367,7 +381,12 @@ impl<'a> Emitter<'a> {
                     None => format!("static_cast<{ty}>({v})"),
                     Some(b) => format!("static_cast<{ty}>({read} {} {v})", b.spelling()),
                 };
-                format!("{write}{value})")
+                match &self.m().partitioned {
+                    Some(x) if !p.input => {
+                        format!("{write}{value}, {})", crate::host::merge_of(x, *prop))
+                    }
+                    _ => format!("{write}{value})"),
+                }
             }
         }
     }

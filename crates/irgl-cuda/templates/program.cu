@@ -5,6 +5,9 @@
 #define IRGL_EDGE64 1  // 64-bit edge indices (irgl::edge_t), for graphs of more than 2^32 - 1 edges
 {%- endif %}
 #include "irgl/runtime.cuh"
+{%- if multi %}
+#include "irgl/multi.cuh"  // several GPUs: irgl::Cluster, irgl::Part (NCCL)
+{%- endif %}
 
 namespace irgl_program {
 
@@ -22,10 +25,33 @@ struct Params {
 {%- for p in params %}
   {{ p.ty }} {{ p.name }} = {{ p.value }};
 {%- endfor %}
+{%- if multi %}
+  // Several GPUs, each its own copy: node params as its local ids (irgl::kNoNode where it
+  // holds no copy of the node), and the sizes of the whole graph and of its part.
+  uint32_t irgl_nnodes = 0;   // the whole graph's nodes (a kernel's g.csr.nnodes: its masters)
+  irgl::edge_t irgl_nedges = 0;
+  uint32_t irgl_nlocal = 0;   // its masters and mirrors: the length of a node property
+  uint32_t irgl_first = 0;    // the global id of its first master
+  uint32_t irgl_masters = 0;
+  const uint32_t* irgl_mirror_ids = nullptr;  // the global id of each mirror
+{%- for p in params %}
+{%- if p.is_node %}
+  uint32_t irgl_global_{{ p.name }} = 0;  // {{ p.name }} as a value: its global id
+{%- endif %}
+{%- endfor %}
+{%- endif %}
   char unused_ = 0;
 };
 __constant__ Params params;
 static Params h_params;
+{%- if multi %}
+
+/// The global id of node `v` of this GPU's numbering (masters, then mirrors): node ids used as
+/// values (stored, ordered, computed with) are the same on every GPU.
+[[maybe_unused]] __device__ __forceinline__ uint32_t irgl_global(uint32_t v) {
+  return v < params.irgl_masters ? params.irgl_first + v : params.irgl_mirror_ids[v - params.irgl_masters];
+}
+{%- endif %}
 {%- if !globals.is_empty() %}
 
 // ---- globals: scalars in device memory
@@ -87,6 +113,60 @@ struct G {
 {%- endfor %}
 
 // ---- host side
+{%- if multi %}
+// One per GPU, on that GPU's thread: its part of the graph and of every property.
+struct Host {
+  const irgl::HostGraph& hg;  // the whole graph: its sizes, and main's queries of it
+  irgl::Part& part;           // this GPU's part, and the exchanges with the other GPUs
+  const irgl::HostGraph& lg;  // the part's own graph: its masters, then its mirrors
+  irgl::DeviceGraph dg;
+  G g;
+{%- for p in props %}
+{%- if !p.input %}
+  irgl::DeviceArray<{{ p.ty }}> {{ p.name }};
+{%- endif %}
+{%- endfor %}
+  uint32_t wl_items;  // each worklist's capacity (0: the program has none)
+  irgl::WorklistSet wl;
+  irgl::HostReduceFlag reduce;
+  irgl::KernelTimes times;  // per-kernel device times (--kernel-times, GPU 0's)
+  uint32_t grid_cap = 1;
+  uint64_t iterations = 0;
+{%- if serial_versions %}
+  bool serial_inner = false;  // launch the kernels' serial versions (--inner-loops)
+{%- endif %}
+
+  Host(irgl::Part& own, uint64_t {% if worklists %}wl_capacity{% else %}/*wl_capacity*/{% endif %})
+      : hg(own.whole()),
+        part(own),
+        lg(own.local()),
+        dg(lg),
+{%- for p in props %}
+{%- if !p.input %}
+        {{ p.name }}({{ p.size }}),
+{%- endif %}
+{%- endfor %}
+{%- if worklists %}
+        // Sized after the part's graph and properties: the default fits the memory left.
+        wl_items(irgl::worklist_capacity(wl_capacity, 2ull * lg.nedges + lg.nnodes + 1024,
+                                         /*bytes_per_item=*/{{ worklist_bytes }})),
+{%- else %}
+        wl_items(0),  // no worklists
+{%- endif %}
+        wl(wl_items, /*retry=*/{{ retry_list }}) {
+    g.csr = dg.view();
+    g.csr.nnodes = part.masters();  // kernels run over the masters; mirrors follow them
+{%- for p in props %}
+{%- if p.input %}
+    g.{{ p.name }} = reinterpret_cast<{{ p.ty }}*>(const_cast<uint32_t*>(g.csr.edge_data));
+{%- else %}
+    {{ p.name }}.zero();
+    g.{{ p.name }} = {{ p.name }}.data();
+{%- endif %}
+{%- endfor %}
+  }
+};
+{%- else %}
 struct Host {
 {%- if mesh %}
   irgl::HostMesh hm;
@@ -166,6 +246,8 @@ struct Host {
 {%- endfor %}
   }
 };
+{%- endif %}
+
 {%- for g in globals %}
 
 [[maybe_unused]] static {{ g.ty }} get_{{ g.name }}() {
@@ -260,10 +342,13 @@ static void reset_state(Host& h) {
   set_{{ g.name }}({{ g.init }});
 {%- endfor %}
 {%- if needs_edge_data %}
-  IRGL_CHECK(cudaMemcpy(const_cast<uint32_t*>(h.g.csr.edge_data), h.hg.edge_data.data(),
-                        h.hg.edge_data.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  IRGL_CHECK(cudaMemcpy(const_cast<uint32_t*>(h.g.csr.edge_data), h.{% if multi %}lg{% else %}hg{% endif %}.edge_data.data(),
+                        h.{% if multi %}lg{% else %}hg{% endif %}.edge_data.size() * sizeof(uint32_t), cudaMemcpyHostToDevice));
 {%- endif %}
   h.wl.clear();
+{%- if multi %}
+  h.part.reset();
+{%- endif %}
 {%- if asynchronous %}
   h.queue.reset();
 {%- endif %}
@@ -333,6 +418,9 @@ static int run(int argc, char** argv) {
 {%- endif %}
   args.add<bool>("kernel-times", false, "also time each kernel's launches (events around each; the record's `kernels`, medians over the runs)");
   args.add<uint64_t>("repeat", 1, "run the program this many times from the same start; time_ms is the median, outputs come from the last run");
+{%- if multi %}
+  args.add<uint64_t>("gpus", 0, "GPUs to run on, the graph partitioned over them (0: every visible GPU)");
+{%- endif %}
 {%- if serial_versions %}
   args.add<std::string>("inner-loops", "auto", "the kernels' nested loops: auto (serial on graphs of mean degree below {{ serial_below_degree }} and warp efficiency at least {{ serial_efficiency }}%, else scheduled), serial or scheduled");
 {%- endif %}
@@ -372,6 +460,125 @@ static int run(int argc, char** argv) {
     return 1;
   }
 {%- endif %}
+{%- if multi %}
+  const int gpus = irgl::gpus_to_use(args.get<uint64_t>("gpus"), "{{ program }}");
+  const uint64_t repeat = args.get<uint64_t>("repeat");
+  if (repeat == 0) {
+    std::fprintf(stderr, "error: --repeat 0: the program must run at least once\n");
+    return 1;
+  }
+  const bool kernel_times_on = args.get<bool>("kernel-times");
+  const uint64_t wl_capacity = args.get<uint64_t>("wl-capacity");
+{%- if serial_versions %}
+  // Serial versions of the kernels with scheduled nested loops, or the scheduled ones: one
+  // choice, from the whole graph, for every GPU.
+  std::string inner_loops = inner_loops_arg + " (--inner-loops)";
+  const bool serial_inner = inner_loops_arg == "auto"
+      ? irgl::serial_inner_loops(hg, {{ serial_below_degree }}u, {{ serial_efficiency }}u, inner_loops)
+      : inner_loops_arg == "serial";
+{%- endif %}
+  // The outputs, of the whole graph: each GPU copies its masters' part.
+{%- for o in output_arrays %}
+  irgl::DeviceArray<{{ o.ty }}>::HostVector out_{{ o.name }}({% if o.on_edges %}hg.nedges{% else %}hg.nnodes{% endif %});
+{%- endfor %}
+  std::vector<double> times;
+  std::vector<std::vector<irgl::KernelTime>> kernel_times;
+  uint64_t iterations = 0, wl_items = 0, device_bytes = 0, exchange_bytes = 0, exchanges = 0;
+  double exchange_ms = 0.0;
+  irgl::Cluster cluster(hg, gpus);
+  cluster.run([&](irgl::Part& part) {
+    Host h(part, wl_capacity);
+    {
+      int device = 0, sms = 0;
+      IRGL_CHECK(cudaGetDevice(&device));
+      IRGL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      h.grid_cap = static_cast<uint32_t>(sms * (2048 / BLOCK));
+    }
+    Params mine = h_params;
+    mine.irgl_nnodes = hg.nnodes;
+    mine.irgl_nedges = hg.nedges;
+    mine.irgl_nlocal = h.lg.nnodes;
+    mine.irgl_first = part.first();
+    mine.irgl_masters = part.masters();
+    mine.irgl_mirror_ids = part.mirror_ids();
+{%- for p in params %}
+{%- if p.is_node %}
+    mine.irgl_global_{{ p.name }} = h_params.{{ p.name }};
+    mine.{{ p.name }} = part.local_id(mine.{{ p.name }});
+{%- endif %}
+{%- endfor %}
+    IRGL_CHECK(cudaMemcpyToSymbol(params, &mine, sizeof mine));
+{%- if serial_versions %}
+    h.serial_inner = serial_inner;
+{%- endif %}
+    h.times.enabled = kernel_times_on && part.rank() == 0;
+    for (uint64_t r = 0; r < repeat; ++r) {
+      reset_state(h);
+      part.begin_run();
+      run_main(h);
+      const double ms = part.end_run();
+      const uint64_t sent = part.sum(part.bytes_sent());
+      double slowest = 0.0;
+      for (double x : part.cluster().all_gather(part.rank(), part.exchange_ms())) slowest = std::max(slowest, x);
+      if (part.rank() == 0) {
+        times.push_back(ms);
+        if (h.times.enabled) kernel_times.push_back(h.times.collect());
+        exchange_bytes = sent;
+        exchanges = part.exchanges();
+        exchange_ms = slowest;
+      }
+    }
+{%- for o in output_arrays %}
+{%- if o.input %}
+    part.gather_edges(h.g.{{ o.name }}, out_{{ o.name }}.data());
+{%- else if o.on_edges %}
+    part.gather_edges(h.{{ o.name }}.data(), out_{{ o.name }}.data());
+{%- else %}
+    part.gather_nodes(h.{{ o.name }}.data(), out_{{ o.name }}.data());
+{%- endif %}
+{%- endfor %}
+    uint64_t most = 0;
+    for (uint64_t b : part.cluster().all_gather<uint64_t>(part.rank(), irgl::device_bytes_peak())) most = std::max(most, b);
+    if (part.rank() == 0) {
+      iterations = h.iterations;
+      wl_items = h.wl_items;
+      device_bytes = most;
+    }
+  });
+
+  irgl::OutputWriter out(args.get<std::string>("output"), "{{ program }}", hg.nnodes, hg.nedges);
+{%- for p in params %}
+  out.param("{{ p.name }}", h_params.{{ p.name }});
+{%- endfor %}
+{%- for o in output_arrays %}
+  out.{% if o.on_edges %}edge_array{% else %}node_array{% endif %}("{{ o.name }}", out_{{ o.name }}.data(), out_{{ o.name }}.size(), "{{ o.irgl_ty }}");
+{%- endfor %}
+  out.close();
+
+  irgl::RunRecord record;
+  record.program = "{{ program }}";
+  record.graph = graph_path;
+  record.nodes = hg.nnodes;
+  record.edges = hg.nedges;
+  record.times_ms = times;
+  record.time_ms = irgl::median(times);
+  record.iterations = iterations;
+  record.options_json = args.options_json();
+  record.device = irgl::device_name();
+  record.kernels = irgl::median_kernel_times(kernel_times);
+  record.device_bytes = device_bytes;
+  record.worklist_capacity = wl_items;
+{%- if serial_versions %}
+  record.inner_loops = inner_loops;
+{%- endif %}
+  record.gpus = static_cast<uint32_t>(gpus);
+  record.exchange_bytes = exchange_bytes;
+  record.exchanges = exchanges;
+  record.exchange_ms = exchange_ms;
+  irgl::print_run_record(record);
+  return 0;
+}
+{%- else %}
   {
     int devices = 0;
     const cudaError_t err = cudaGetDeviceCount(&devices);
@@ -489,6 +696,7 @@ static int run(int argc, char** argv) {
   irgl::print_run_record(record);
   return 0;
 }
+{%- endif %}
 
 }  // namespace irgl_program
 

@@ -259,6 +259,10 @@ pub fn optimize(
     m.launch.wide_edges = config.wide_edges;
     m.launch.grid = config.grid;
     m.launch.serial_rule = config.adapt.serial_rule().filter(|_| !m.graph.mesh);
+    if config.multi_gpu {
+        // Judged on the program as lowered, before the passes rewrite its kernels.
+        m.partitioned = Some(partitioned_exchanges(m).map_err(|d| vec![d])?);
+    }
 
     let t = Instant::now();
     irgl_opt::run_asynchronously(m, config)?;
@@ -285,6 +289,125 @@ pub fn optimize(
     trace.step("outline_iterations", t, m);
 
     Ok(())
+}
+
+/// What a program built with `--multi-gpu on` exchanges between rounds, or E0513 with why it
+/// cannot run partitioned: the analysis's refusal, or a part of partitioned execution that is
+/// not built (globals, program arrays, edge properties used by `main`).
+fn partitioned_exchanges(m: &Module) -> Result<Vec<irgl_ir::PropExchange>, Diagnostic> {
+    use irgl_ir::{ExprKind, Place, PropOwner, StmtKind, visit};
+    let refuse = |why: String| {
+        Diagnostic::error(
+            "E0513",
+            format!(
+                "--multi-gpu on: {} cannot run partitioned over several GPUs",
+                m.name
+            ),
+        )
+        .with_note(why)
+        .with_note("`irglc emit partition` gives the verdict; docs/multi-gpu.md says what applies")
+    };
+    let plan = irgl_analysis::PartitionPlan::build(m);
+    let exchanges = plan.verdict.map_err(|r| {
+        refuse(match r.kernel {
+            Some(k) => format!("kernel `{k}` {}", r.why),
+            None => r.why,
+        })
+    })?;
+    if let Some(g) = m.globals.first() {
+        return Err(refuse(format!(
+            "it has globals (`{}`): combining them across GPUs is not built yet",
+            g.name
+        )));
+    }
+    if let Some(p) = m.graph.props.iter().find(|p| p.owner == PropOwner::Array) {
+        return Err(refuse(format!(
+            "it has program-level arrays (`{}`), which are not partitioned",
+            p.name
+        )));
+    }
+    // A kernel's node parameter reaches each GPU as its local id, or none where the GPU
+    // holds no copy of the node: it can index and be compared for equality, not be a value.
+    for (_, k) in m.kernels.iter() {
+        if let Some(l) = node_param_as_value(&k.body) {
+            return Err(refuse(format!(
+                "kernel `{}` uses its node parameter `{}` as a value (ordered, computed with or stored): passing the global id to every GPU is not built yet",
+                k.name, k.body.locals[l].name
+            )));
+        }
+    }
+    let body = &m.host;
+    let mut edge_prop = None;
+    let mut note = |prop: irgl_ir::PropId| {
+        if m.prop(prop).owner == PropOwner::Edge {
+            edge_prop.get_or_insert(prop);
+        }
+    };
+    visit::walk_block_exprs(body, &body.block, &mut |e| {
+        if let ExprKind::Element { prop, .. } = &body.exprs[e].kind {
+            note(*prop);
+        }
+    });
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Element { prop, .. },
+            ..
+        } = &body.stmts[s].kind
+        {
+            note(*prop);
+        }
+    });
+    if let Some(p) = edge_prop {
+        return Err(refuse(format!(
+            "main uses the edge property `{}`: reading or setting an edge's value across GPUs is not built yet",
+            m.prop(p).name
+        )));
+    }
+    Ok(exchanges)
+}
+
+/// A node-typed kernel parameter that `body` orders, computes with, converts or stores.
+fn node_param_as_value(body: &irgl_ir::Body) -> Option<irgl_ir::LocalId> {
+    use irgl_ir::{BinaryOp, ExprId, ExprKind, LocalKind, Place, StmtKind, Ty, visit};
+    let param = |e: ExprId| {
+        let mut e = e;
+        while let ExprKind::Cast(a) = &body.exprs[e].kind {
+            e = *a;
+        }
+        match &body.exprs[e].kind {
+            ExprKind::Local(l)
+                if body.locals[*l].kind == LocalKind::Param && body.locals[*l].ty == Ty::Node =>
+            {
+                Some(*l)
+            }
+            _ => None,
+        }
+    };
+    let mut found = None;
+    visit::walk_block_exprs(body, &body.block, &mut |e| {
+        let x = &body.exprs[e];
+        let hit = match &x.kind {
+            ExprKind::Binary(op, a, b) if !matches!(op, BinaryOp::Eq | BinaryOp::Ne) => {
+                param(*a).or_else(|| param(*b))
+            }
+            ExprKind::Cast(a) if x.ty != Ty::Node => param(*a),
+            ExprKind::Atomic { args, .. } => args.iter().find_map(|a| param(*a)),
+            ExprKind::Builtin(_, args) => args.iter().find_map(|a| param(*a)),
+            _ => None,
+        };
+        found = found.or(hit);
+    });
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Assign {
+            place: Place::Element { .. },
+            value,
+            ..
+        } = &body.stmts[s].kind
+        {
+            found = found.or(param(*value));
+        }
+    });
+    found
 }
 
 /// Compiles a program with `config`.

@@ -33,6 +33,23 @@ fn find_nvcc() -> Option<PathBuf> {
     })
 }
 
+/// NCCL's header folder: `$IRGLC_NCCL/include`, else PyPI's nvidia-nccl wheel beside
+/// nvcc's (site-packages/nvidia/nccl, as `scripts/install-cuda.sh` installs it).
+fn find_nccl_include(nvcc: &std::path::Path) -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(d) = std::env::var_os("IRGLC_NCCL") {
+        candidates.push(PathBuf::from(d).join("include"));
+    }
+    if let Some(nvidia) = nvcc
+        .parent()
+        .and_then(|b| b.parent())
+        .and_then(|c| c.parent())
+    {
+        candidates.push(nvidia.join("nccl/include"));
+    }
+    candidates.into_iter().find(|d| d.join("nccl.h").is_file())
+}
+
 /// The option sets of the quick tier.
 const QUICK_SETS: [&str; 3] = ["baseline", "O2", "agg-block+async+outline-sm"];
 
@@ -65,6 +82,39 @@ fn every_generated_file_compiles_with_nvcc() {
             let cuda = common::compile(rel, &common::config_for(rel, &flags)).cuda;
             let body = cuda.lines().skip(3).collect::<Vec<_>>().join("\n");
             files.entry(body).or_insert_with(|| format!("{name}@{set}"));
+        }
+    }
+    // The programs built to run on several GPUs (those the partition analysis accepts), which
+    // include NCCL's header: at -O2 (and -O0 in the full tier).
+    let nccl = find_nccl_include(&nvcc);
+    match &nccl {
+        Some(_) => {
+            let levels: &[&str] = if quick { &["-O2"] } else { &["-O0", "-O2"] };
+            let mut built = 0;
+            for (name, rel) in &inputs {
+                for level in levels {
+                    let flags = format!("{level} --multi-gpu on");
+                    if let Some(cuda) = common::try_compile_words(rel, &flags) {
+                        built += 1;
+                        let body = cuda.lines().skip(3).collect::<Vec<_>>().join("\n");
+                        files
+                            .entry(body)
+                            .or_insert_with(|| format!("{name}@multi-gpu{level}"));
+                    }
+                }
+            }
+            // bfs, sssp, pr, cc-lp, mis and the others that multi_gpu.rs lists, at least.
+            assert!(
+                built >= 10 * levels.len(),
+                "only {built} --multi-gpu builds"
+            );
+        }
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must have NCCL's header: scripts/install-cuda.sh installs it"
+            );
+            eprintln!("no nccl.h beside nvcc: skipping the --multi-gpu builds");
         }
     }
     let dir = std::env::temp_dir().join(format!("irglc-nvcc-{}", std::process::id()));
@@ -117,6 +167,10 @@ fn every_generated_file_compiles_with_nvcc() {
                         .arg(&include)
                         .arg("-I")
                         .arg(&dir)
+                        .args(
+                            nccl.iter()
+                                .flat_map(|d| [std::ffi::OsStr::new("-I"), d.as_os_str()]),
+                        )
                         .arg(path)
                         .arg("-o")
                         .arg(path.with_extension("o"))

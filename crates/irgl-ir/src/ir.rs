@@ -68,6 +68,37 @@ pub struct Module {
     pub host: Body,
     /// Launch configuration shared by every kernel.
     pub launch: LaunchConfig,
+    /// Set when the program is built to run partitioned over several GPUs (`--multi-gpu`):
+    /// how each node property that crosses a part is kept consistent between rounds.
+    pub partitioned: Option<Vec<PropExchange>>,
+}
+
+/// How one node property is kept consistent between the GPUs of a partitioned run, after
+/// each launch of a kernel that writes it (`irgl_analysis::partition` decides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PropExchange {
+    pub prop: PropId,
+    pub sync: PropSync,
+}
+
+/// The exchange of a node property between masters and their mirrors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropSync {
+    /// Updated at heads by this atomic: the mirrors' values are merged into their masters by
+    /// it, then the masters' values copied back to the mirrors (min, max, or, and), or, for
+    /// `atomicAdd`, the mirrors' additions summed into their masters and the mirrors reset to
+    /// 0 (a mirror holds its own GPU's additions only).
+    Merge(AtomicOp),
+    /// Stored at heads with one value per launch (built from literals, constants and
+    /// parameters, such as bfs's `LEVEL`): a mirror stored to in the launch sets its master
+    /// to that value, then the masters' values are copied back.
+    Uniform,
+    /// Written only by its own node's thread and read at heads: the masters' values are
+    /// copied to the mirrors.
+    Broadcast,
+    /// Read at heads but written by no kernel (set by `main` or the loader): copied to the
+    /// mirrors when `main` writes it.
+    Once,
 }
 
 /// How kernels are launched.

@@ -94,6 +94,7 @@ pub mod dump;
 pub mod edit;
 mod ir;
 pub mod lower;
+pub mod nodes;
 pub mod verify;
 pub mod visit;
 

@@ -148,6 +148,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             wide_edges: false,
             serial_rule: None,
         },
+        partitioned: None,
     }
 }
 

@@ -49,6 +49,10 @@ pub struct OptConfig {
     /// Run-time adaptation: versions of kernels that the generated program chooses between
     /// from the graph it loads.
     pub adapt: AdaptConfig,
+    /// Build the program to run partitioned over several GPUs (`--gpus N` of the program),
+    /// where `irgl_analysis::partition` accepts it. Outlining and asynchronous kernels do not
+    /// apply: the GPUs exchange node properties from the host between rounds.
+    pub multi_gpu: bool,
 }
 
 impl Default for OptConfig {
@@ -68,6 +72,7 @@ impl Default for OptConfig {
             check_indices: false,
             wide_edges: false,
             adapt: AdaptConfig::default(),
+            multi_gpu: false,
         }
     }
 }
@@ -577,6 +582,20 @@ impl OptConfig {
                 ));
             }
         }
+        if self.multi_gpu {
+            if self.outline != OutlineConfig::None {
+                errors.push(format!(
+                    "--outline {}: does not apply with --multi-gpu on: the GPUs exchange node properties from the host between rounds, which a loop run by a control kernel on one GPU would skip (use --outline none)",
+                    self.outline
+                ));
+            }
+            if self.asynchronous != KernelSet::None {
+                errors.push(format!(
+                    "--async {}: does not apply with --multi-gpu on: an asynchronous kernel has no rounds to exchange node properties between (use --async none)",
+                    self.asynchronous
+                ));
+            }
+        }
         if errors.is_empty() {
             Ok(())
         } else {
@@ -682,6 +701,10 @@ impl OptConfig {
             args.push("--serial-efficiency".to_string());
             args.push(self.adapt.serial_efficiency.to_string());
         }
+        if self.multi_gpu {
+            args.push("--multi-gpu".to_string());
+            args.push("on".to_string());
+        }
         args
     }
 
@@ -769,6 +792,9 @@ impl OptConfig {
                 "--adapt" => {
                     c.adapt.on = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
                 }
+                "--multi-gpu" => {
+                    c.multi_gpu = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
+                }
                 "--serial-below-degree" => c.adapt.serial_below_degree = number()?,
                 "--serial-efficiency" => c.adapt.serial_efficiency = number()?,
                 "--async-grid" => {
@@ -794,6 +820,16 @@ impl OptConfig {
                     ));
                 }
                 other => return Err(format!("{other}: not an option")),
+            }
+        }
+        // Several GPUs exchange between rounds on the host: a level's outlining and asynchrony
+        // give way (flags that ask for them are refused by `validate`).
+        if c.multi_gpu {
+            if !given("--outline") {
+                c.outline = OutlineConfig::None;
+            }
+            if !given("--async") {
+                c.asynchronous = KernelSet::None;
             }
         }
         let defaults = OptConfig::default();

@@ -57,6 +57,10 @@ pub struct RunArgs {
     /// exit status is the verdict (0: correct).
     #[arg(long, value_name = "CMD", value_parser = crate::output_check::CheckCommand::parse)]
     pub check: Option<crate::output_check::CheckCommand>,
+    /// Run partitioned over this many GPUs of the machine (builds with `--multi-gpu on`,
+    /// where the program allows it; `irglc emit partition` says whether it does).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub gpus: Option<u32>,
     #[command(flatten)]
     pub opts: OptArgs,
     /// Flags for the program itself (its params, `--output`, ...), after `--`.
@@ -200,7 +204,17 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
         .collect();
     refuse_inputs(&outputs, &[&args.file, &args.graph])?;
     let arch = arch(&args.arch)?;
-    let (mut cu_text, needs) = generate(&args.file, &args.opts)?;
+    let mut opts = args.opts.clone();
+    if args.gpus.is_some() {
+        if opts.multi_gpu == Some(false) {
+            say!(
+                "error: --gpus: the program runs on several GPUs only when built with --multi-gpu on"
+            );
+            return Err(Failure::User);
+        }
+        opts.multi_gpu = Some(true);
+    }
+    let (mut cu_text, needs) = generate(&args.file, &opts)?;
     let graph = prepare_graph(&args.graph, &needs, args.weights_seed)?;
     refuse_inputs(&outputs, &[&graph])?;
     if !needs.mesh && args.opts.wide_edges.is_none() {
@@ -215,7 +229,7 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
             );
             let wide = OptArgs {
                 wide_edges: Some(true),
-                ..args.opts.clone()
+                ..opts.clone()
             };
             cu_text = generate(&args.file, &wide)?.0;
         }
@@ -233,6 +247,9 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     }
     let mut cmd = std::process::Command::new(&exe);
     cmd.arg(&graph).args(&args.program_args);
+    if let Some(n) = args.gpus {
+        cmd.args(["--gpus", &n.to_string()]);
+    }
     if !args.program_args.iter().any(|a| a.starts_with("--output")) {
         cmd.args(["--output", &output]);
     }

@@ -129,6 +129,12 @@ pub struct OptArgs {
     /// graph's offsets. Node ids stay 32-bit either way.
     #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
     pub wide_edges: Option<bool>,
+    /// Build the program to run partitioned over several GPUs (`on`; `--gpus N` of the
+    /// program, all visible GPUs by default), where the program allows it (`irglc emit
+    /// partition` says whether and why). Outlining and asynchronous kernels give way: the GPUs
+    /// exchange node properties from the host between rounds. Needs NCCL (scripts/install-cuda.sh).
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
+    pub multi_gpu: Option<bool>,
     /// Pipe unrolling: copies of the body of every repeating Pipe per trip of its loop
     /// (1, the default: none; up to 8). Programs without such a Pipe are left as they are.
     #[arg(long, value_name = "K")]
@@ -304,6 +310,9 @@ impl OptArgs {
         }
         if let Some(on) = self.wide_edges {
             flag("--wide-edges", switch(on));
+        }
+        if let Some(on) = self.multi_gpu {
+            flag("--multi-gpu", switch(on));
         }
         if let Some(k) = &self.retry_backoff {
             flag("--retry-backoff", k.to_string());

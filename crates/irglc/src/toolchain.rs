@@ -184,6 +184,21 @@ pub fn nvcc_build(tc: &Toolchain, cu: &Path, out: &Path, arch: &str) -> Result<(
     for d in &tc.lib_dirs {
         cmd.arg("-L").arg(d);
     }
+    // A program built to run on several GPUs links NCCL, found where it was installed.
+    let source =
+        std::fs::read_to_string(cu).map_err(|e| format!("cannot read {}: {e}", cu.display()))?;
+    if source.contains(MULTI_GPU_INCLUDE) {
+        let nccl = find_nccl(tc)?;
+        cmd.arg("-I")
+            .arg(&nccl.include)
+            .arg("-Xlinker")
+            .arg(&nccl.library)
+            .arg("-Xlinker")
+            .arg(format!(
+                "-rpath={}",
+                nccl.library.parent().unwrap_or(Path::new(".")).display()
+            ));
+    }
     let output = crate::process::output(&mut cmd)
         .map_err(|e| format!("cannot run {}: {e}", tc.nvcc.display()))?;
     if output.status.success() {
@@ -197,4 +212,73 @@ pub fn nvcc_build(tc: &Toolchain, cu: &Path, out: &Path, arch: &str) -> Result<(
             String::from_utf8_lossy(&output.stderr)
         ))
     }
+}
+
+/// The line by which a generated program built with `--multi-gpu on` includes the runtime's
+/// partitioned execution (and NCCL).
+pub const MULTI_GPU_INCLUDE: &str = "#include \"irgl/multi.cuh\"";
+
+/// Where NCCL is: its header folder and its shared library.
+pub struct Nccl {
+    pub include: PathBuf,
+    pub library: PathBuf,
+}
+
+/// NCCL, for programs built to run on several GPUs: `IRGLC_NCCL` (a folder with
+/// `include/nccl.h` and `lib/libnccl.so*`), PyPI's nvidia-nccl wheel beside the nvidia-cuda
+/// wheels of nvcc (what `scripts/install-cuda.sh` installs) or in `python3`'s packages, or the
+/// toolkit's and the system's folders.
+pub fn find_nccl(tc: &Toolchain) -> Result<Nccl, String> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Some(d) = std::env::var_os("IRGLC_NCCL") {
+        roots.push(PathBuf::from(d));
+    }
+    // site-packages/nvidia/cu13/bin/nvcc -> site-packages/nvidia/nccl
+    if let Some(nvidia) = tc
+        .nvcc
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+    {
+        roots.push(nvidia.join("nccl"));
+    }
+    let python = crate::process::output(
+        Command::new("python3").args(["-c", "import nvidia.nccl as n; print(list(n.__path__)[0])"]),
+    );
+    if let Ok(o) = python
+        && o.status.success()
+    {
+        let dir = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        if !dir.is_empty() {
+            roots.push(PathBuf::from(dir));
+        }
+    }
+    if let Some(toolkit) = tc.nvcc.parent().and_then(Path::parent) {
+        roots.push(toolkit.to_path_buf());
+    }
+    roots.push(PathBuf::from("/usr"));
+    for root in &roots {
+        let include = root.join("include");
+        if !include.join("nccl.h").is_file() {
+            continue;
+        }
+        for lib in ["lib", "lib64", "lib/x86_64-linux-gnu"] {
+            for name in ["libnccl.so", "libnccl.so.2"] {
+                let library = root.join(lib).join(name);
+                if library.is_file() {
+                    return Ok(Nccl { include, library });
+                }
+            }
+        }
+    }
+    Err(format!(
+        "this program is built to run on several GPUs (--multi-gpu on) and needs NCCL, found in none of {}: \
+         install it with `scripts/install-cuda.sh` (PyPI's nvidia-nccl-cu13), or set IRGLC_NCCL to a folder \
+         with include/nccl.h and lib/libnccl.so",
+        roots
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }

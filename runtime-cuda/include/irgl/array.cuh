@@ -26,12 +26,13 @@ __global__ void fill_kernel(T* p, size_t n, T value) {
     p[i] = value;
   }
 }
-/// The bytes that DeviceArrays hold now, and the most they held at once (one process).
-inline size_t device_bytes_live = 0;
-inline size_t device_bytes_most = 0;
+/// The bytes that DeviceArrays hold now, and the most they held at once, per host thread:
+/// one GPU's, where a run on several GPUs drives each from a thread of its own.
+inline thread_local size_t device_bytes_live = 0;
+inline thread_local size_t device_bytes_most = 0;
 }  // namespace detail
 
-/// The most device memory the process's DeviceArrays held at once, in bytes: the runtime's
+/// The most device memory this thread's DeviceArrays held at once, in bytes: the runtime's
 /// own accounting of a run (graph, properties, worklists, queues), which nvidia-smi's
 /// sampling can miss.
 inline size_t device_bytes_peak() { return detail::device_bytes_most; }

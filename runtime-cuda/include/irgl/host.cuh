@@ -488,6 +488,13 @@ struct RunRecord {
   uint64_t device_bytes = 0;
   /// Each worklist's capacity in items (0: the program has none).
   uint64_t worklist_capacity = 0;
+  /// A run over several GPUs (0: one, not partitioned): how many, and the last run's
+  /// exchanges between them: the bytes all GPUs sent, the exchanges each made (a property's
+  /// merge and copy back, or a delivery of pushes), and the GPU time of the slowest GPU's.
+  uint32_t gpus = 0;
+  uint64_t exchange_bytes = 0;
+  uint64_t exchanges = 0;
+  double exchange_ms = 0.0;
 };
 
 /// The median of `v` (the lower middle value for an even count); 0 for an empty vector.
@@ -538,6 +545,11 @@ inline std::string to_json(const RunRecord& r) {
   if (!r.inner_loops.empty()) s += ",\"inner_loops\":" + json_string(r.inner_loops);
   if (r.device_bytes != 0) s += ",\"device_bytes\":" + std::to_string(r.device_bytes);
   if (r.worklist_capacity != 0) s += ",\"worklist_capacity\":" + std::to_string(r.worklist_capacity);
+  if (r.gpus != 0) {
+    s += ",\"gpus\":" + std::to_string(r.gpus);
+    s += ",\"exchange\":{\"bytes\":" + std::to_string(r.exchange_bytes) +
+         ",\"calls\":" + std::to_string(r.exchanges) + ",\"ms\":" + json_number(r.exchange_ms) + "}";
+  }
   return s + "}";
 }
 

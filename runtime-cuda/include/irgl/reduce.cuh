@@ -84,6 +84,7 @@ class HostReduceFlag {
   ReduceFlag view() const { return ReduceFlag{const_cast<unsigned int*>(flag_.data())}; }
   /// Sets the identity of `kind`: false for Any, true for All (asynchronous on `stream`).
   void reset(Reduce kind, cudaStream_t stream = 0) {
+    kind_ = kind;
     if (kind == Reduce::Any) {
       flag_.zero(stream);
     } else {
@@ -96,9 +97,12 @@ class HostReduceFlag {
     flag_.download(&v, 1);
     return v != 0u;
   }
+  /// The reduction of the last reset.
+  Reduce kind() const { return kind_; }
 
  private:
   DeviceArray<unsigned int> flag_;
+  Reduce kind_ = Reduce::Any;
 };
 
 }  // namespace irgl

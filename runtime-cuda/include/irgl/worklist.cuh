@@ -171,6 +171,14 @@ inline std::string worklist_overflow_message(const char* kernel, uint64_t capaci
   return buf;
 }
 
+namespace detail {
+/// items[i] = i for i < n (a template, so that every program may hold one).
+template <class T>
+__global__ void iota_kernel(T* items, T n) {
+  for (T i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) items[i] = i;
+}
+}  // namespace detail
+
 /// Host owner of one worklist: the item buffer and its control block.
 class HostWorklist {
  public:
@@ -224,6 +232,20 @@ class HostWorklist {
     ctl_.upload(&c, 1);
   }
   void assign(const std::vector<uint32_t>& host) { assign(host.data(), static_cast<uint32_t>(host.size())); }
+  /// Replaces the contents with the items 0, 1, ..., n - 1, written on the device (n <=
+  /// capacity, else fatal).
+  void assign_range(uint32_t n) {
+    if (n > capacity()) {
+      fatal("%s", worklist_overflow_message("<initial>", capacity(), n).c_str());
+    }
+    if (n != 0) {
+      const uint32_t blocks = (n + 255) / 256 < 65535u ? (n + 255) / 256 : 65535u;
+      detail::iota_kernel<uint32_t><<<blocks, 256>>>(items_.data(), n);
+      IRGL_CHECK_LAUNCH("irgl::detail::iota_kernel");
+    }
+    WorklistCtl c{n, 0u, 0u};
+    ctl_.upload(&c, 1);
+  }
   /// Downloads the valid items.
   std::vector<uint32_t> to_host() const {
     std::vector<uint32_t> v(size());

@@ -146,3 +146,51 @@ pub fn errors(rel_or_text: &str, flags: &str) -> Vec<irgl_diagnostics::Diagnosti
     };
     irgl_driver::compile(source, &config(flags)).expect_err("rejected")
 }
+
+/// The option set that the words of an `irglc compile` command line give for the file at
+/// `rel` (`unnamed`: the level when they name none), or the diagnostics' codes and messages.
+pub fn config_words(
+    rel: &str,
+    flags: &str,
+    unnamed: irgl_driver::OptLevel,
+) -> Result<OptConfig, Vec<String>> {
+    let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
+    let mut sources = SourceMap::new();
+    let file = sources.add(rel.to_string(), text.clone());
+    let source = Source {
+        file,
+        name: rel,
+        text: &text,
+    };
+    let words: Vec<&str> = flags.split_whitespace().collect();
+    irgl_driver::options_from_words(source, &words, unnamed)
+        .map(|(c, _)| c)
+        .map_err(|d| {
+            d.iter()
+                .map(|d| format!("{}: {}", d.code, d.message))
+                .collect()
+        })
+}
+
+/// Compiles the file at `rel` with `config`: the CUDA, or the diagnostics.
+pub fn try_compile(
+    rel: &str,
+    config: &OptConfig,
+) -> Result<String, Vec<irgl_diagnostics::Diagnostic>> {
+    let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
+    let mut sources = SourceMap::new();
+    let file = sources.add(rel.to_string(), text.clone());
+    let source = Source {
+        file,
+        name: rel,
+        text: &text,
+    };
+    irgl_driver::compile(source, config).map(|c| c.cuda)
+}
+
+/// The CUDA of the file at `rel` under the words of an `irglc compile` command line (a level's
+/// choices, then the flags), or None where the program refuses them.
+pub fn try_compile_words(rel: &str, flags: &str) -> Option<String> {
+    let config = config_words(rel, flags, irgl_driver::OptLevel::O0).ok()?;
+    try_compile(rel, &config).ok()
+}

@@ -1,0 +1,269 @@
+// Partitioned execution (irgl/multi.cuh) over every GPU of the machine: the node ranges, each
+// part's local graph and exchange plan, and Part::exchange and Part::deliver against a model
+// computed on the host. The exchanges need two GPUs or more; with one, the single part is
+// checked (its graph is the whole graph) and the exchange tests say they were skipped.
+// irgl-test: nccl
+// irgl-test: no-sanitizer (NCCL's own kernels and threads are outside what the runtime tests check)
+#include <irgl/runtime.cuh>
+#include <irgl/multi.cuh>
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "test_util.cuh"
+
+namespace {
+
+using irgl_test::hash32;
+
+/// A ring (v - 1 and v + 1) with one chord per node to a node far away, both directions:
+/// every part has mirrors of every other part.
+irgl::HostGraph ring_with_chords(uint32_t n) {
+  std::vector<std::vector<uint32_t>> adj(n);
+  for (uint32_t v = 0; v < n; ++v) {
+    const uint32_t w = (v + 1) % n, c = hash32(v) % n;
+    adj[v].push_back(w);
+    adj[w].push_back(v);
+    if (c != v) {
+      adj[v].push_back(c);
+      adj[c].push_back(v);
+    }
+  }
+  irgl::HostGraph g;
+  g.nnodes = n;
+  g.row_start.push_back(0);
+  for (auto& a : adj) {
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    g.edge_dst.insert(g.edge_dst.end(), a.begin(), a.end());
+    g.row_start.push_back(static_cast<irgl::edge_t>(g.edge_dst.size()));
+  }
+  g.nedges = static_cast<irgl::edge_t>(g.edge_dst.size());
+  return g;
+}
+
+int gpus() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}
+
+/// The global id of local node v of part p.
+uint32_t global_of(const irgl::Part& p, uint32_t v, const std::vector<uint32_t>& mirrors) {
+  return v < p.masters() ? p.first() + v : mirrors[v - p.masters()];
+}
+
+/// Each part's mirrors' global ids (the local graph's heads past its masters).
+std::vector<uint32_t> mirrors_of(const irgl::Part& p) {
+  std::set<uint32_t> out;
+  const irgl::HostGraph& g = p.whole();
+  for (irgl::edge_t e = g.row_start[p.first()]; e < g.row_start[p.first() + p.masters()]; ++e) {
+    const uint32_t d = g.edge_dst[e];
+    if (d < p.first() || d >= p.first() + p.masters()) out.insert(d);
+  }
+  return {out.begin(), out.end()};
+}
+
+TEST(ranges_are_balanced_by_nodes_plus_edges) {
+  // Degrees 3, 0, 0, 1: weights before nodes 0..4 are 0, 4, 5, 6, 8; half is 4.
+  irgl::HostGraph g;
+  g.nnodes = 4;
+  g.row_start = {0, 3, 3, 3, 4};
+  g.edge_dst = {1, 2, 3, 0};
+  g.nedges = 4;
+  EXPECT(irgl::balanced_ranges(g, 2) == (std::vector<uint32_t>{0, 1, 4}));
+  EXPECT(irgl::balanced_ranges(g, 1) == (std::vector<uint32_t>{0, 4}));
+  // More parts than nodes: some are empty.
+  EXPECT(irgl::balanced_ranges(g, 8).size() == 9u);
+  EXPECT_EQ(irgl::balanced_ranges(g, 8).back(), 4u);
+}
+
+TEST(parts_hold_their_masters_edges_and_a_mirror_per_remote_head) {
+  if (irgl_test::host_only() || gpus() == 0) return;
+  const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
+  irgl::Cluster cluster(g, gpus());
+  std::mutex m;
+  std::vector<std::string> problems;
+  uint64_t masters = 0, edges = 0;
+  cluster.run([&](irgl::Part& p) {
+    const std::vector<uint32_t> mirrors = mirrors_of(p);
+    const irgl::HostGraph& l = p.local();
+    std::vector<std::string> mine;
+    if (l.nnodes != p.masters() + mirrors.size()) mine.push_back("local node count");
+    for (uint32_t v = 0; v < p.masters(); ++v) {
+      const uint32_t gv = p.first() + v;
+      if (l.row_start[v + 1] - l.row_start[v] != g.row_start[gv + 1] - g.row_start[gv]) mine.push_back("degree");
+      for (irgl::edge_t k = 0; k < l.row_start[v + 1] - l.row_start[v]; ++k) {
+        const uint32_t d = global_of(p, l.edge_dst[l.row_start[v] + k], mirrors);
+        if (d != g.edge_dst[g.row_start[gv] + k]) mine.push_back("edge head");
+      }
+      if (p.local_id(gv) != v) mine.push_back("local_id of a master");
+    }
+    for (uint32_t i = 0; i < mirrors.size(); ++i) {
+      if (l.row_start[p.masters() + i + 1] != l.row_start[p.masters() + i]) mine.push_back("a mirror has edges");
+      if (p.local_id(mirrors[i]) != p.masters() + i) mine.push_back("local_id of a mirror");
+    }
+    std::lock_guard<std::mutex> lock(m);
+    problems.insert(problems.end(), mine.begin(), mine.end());
+    masters += p.masters();
+    edges += l.nedges;
+  });
+  EXPECT(problems.empty());
+  if (!problems.empty()) std::fprintf(stderr, "first problem: %s\n", problems[0].c_str());
+  EXPECT_EQ(masters, static_cast<uint64_t>(g.nnodes));
+  EXPECT_EQ(edges, static_cast<uint64_t>(g.nedges));
+}
+
+/// The value part `rank` lowers its mirror of global node v to, or 0xffffffff for none.
+uint32_t lowered(uint32_t v, int rank) {
+  const uint32_t h = hash32(v * 31u + static_cast<uint32_t>(rank));
+  return h % 3u == 0u ? h % 1000u : 0xffffffffu;
+}
+
+TEST(a_min_merge_takes_the_least_copy_and_copies_it_back) {
+  if (irgl_test::host_only() || gpus() < 2) {
+    std::printf("note: skipped, %d GPU(s): the exchanges need two\n", gpus());
+    return;
+  }
+  const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
+  irgl::Cluster cluster(g, gpus());
+  // The expected value of every node: its master's 1000 + v, or the least lowered copy.
+  std::vector<uint32_t> expected(g.nnodes);
+  for (uint32_t v = 0; v < g.nnodes; ++v) expected[v] = 1000u + v;
+  std::vector<std::vector<uint32_t>> mirrors(gpus());
+  cluster.run([&](irgl::Part& p) { mirrors[p.rank()] = mirrors_of(p); });
+  for (int r = 0; r < gpus(); ++r)
+    for (uint32_t v : mirrors[r]) expected[v] = std::min(expected[v], lowered(v, r));
+  std::mutex m;
+  uint64_t wrong = 0;
+  cluster.run([&](irgl::Part& p) {
+    const std::vector<uint32_t>& mine = mirrors[p.rank()];
+    irgl::DeviceArray<uint32_t> x(p.local().nnodes);
+    x.zero();
+    std::vector<uint32_t> host(p.local().nnodes);
+    for (uint32_t v = 0; v < p.masters(); ++v) host[v] = 1000u + p.first() + v;
+    x.upload(host.data(), p.masters());
+    p.exchange(x, irgl::Merge::Copy);  // mirrors take their masters' values
+    IRGL_CHECK(cudaDeviceSynchronize());
+    x.download(host.data(), host.size());
+    for (uint32_t i = 0; i < mine.size(); ++i) {
+      const uint32_t low = lowered(mine[i], p.rank());
+      if (low < host[p.masters() + i]) host[p.masters() + i] = low;
+    }
+    x.upload(host.data(), host.size());
+    p.exchange(x, irgl::Merge::Min);
+    IRGL_CHECK(cudaDeviceSynchronize());
+    x.download(host.data(), host.size());
+    uint64_t bad = 0;
+    for (uint32_t v = 0; v < host.size(); ++v)
+      bad += host[v] != expected[global_of(p, v, mine)];
+    std::lock_guard<std::mutex> lock(m);
+    wrong += bad;
+  });
+  EXPECT_EQ(wrong, 0ull);
+}
+
+TEST(a_sum_adds_every_copy_and_resets_the_mirrors) {
+  if (irgl_test::host_only() || gpus() < 2) return;
+  const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
+  irgl::Cluster cluster(g, gpus());
+  std::vector<std::vector<uint32_t>> mirrors(gpus());
+  cluster.run([&](irgl::Part& p) { mirrors[p.rank()] = mirrors_of(p); });
+  std::vector<double> expected(g.nnodes, 0.5);  // each master's own
+  for (int r = 0; r < gpus(); ++r)
+    for (uint32_t v : mirrors[r]) expected[v] += r + 1.0;
+  std::mutex m;
+  uint64_t wrong = 0;
+  cluster.run([&](irgl::Part& p) {
+    const std::vector<uint32_t>& mine = mirrors[p.rank()];
+    std::vector<double> host(p.local().nnodes, 0.5);
+    for (uint32_t i = 0; i < mine.size(); ++i) host[p.masters() + i] = p.rank() + 1.0;
+    irgl::DeviceArray<double> acc(host);
+    p.exchange(acc, irgl::Merge::Sum);
+    IRGL_CHECK(cudaDeviceSynchronize());
+    acc.download(host.data(), host.size());
+    uint64_t bad = 0;
+    for (uint32_t v = 0; v < p.masters(); ++v) bad += host[v] != expected[p.first() + v];
+    for (uint32_t i = 0; i < mine.size(); ++i) bad += host[p.masters() + i] != 0.0;
+    std::lock_guard<std::mutex> lock(m);
+    wrong += bad;
+  });
+  EXPECT_EQ(wrong, 0ull);
+}
+
+TEST(pushes_of_mirrors_reach_their_owners) {
+  if (irgl_test::host_only() || gpus() < 2) return;
+  const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
+  irgl::Cluster cluster(g, gpus());
+  std::vector<std::vector<uint32_t>> mirrors(gpus());
+  cluster.run([&](irgl::Part& p) { mirrors[p.rank()] = mirrors_of(p); });
+  // Part r pushes its masters v with v % 5 == r and its mirrors v with v % 3 == 0.
+  std::set<uint32_t> pushed;
+  for (int r = 0; r < gpus(); ++r) {
+    for (uint32_t v : mirrors[r])
+      if (v % 3 == 0) pushed.insert(v);
+  }
+  const std::vector<uint32_t> starts = cluster.starts();
+  for (int r = 0; r < gpus(); ++r)
+    for (uint32_t v = starts[r]; v < starts[r + 1]; ++v)
+      if (v % 5 == static_cast<uint32_t>(r) % 5) pushed.insert(v);
+  std::mutex m;
+  uint64_t wrong = 0;
+  cluster.run([&](irgl::Part& p) {
+    const std::vector<uint32_t>& mine = mirrors[p.rank()];
+    std::vector<uint32_t> items;
+    for (uint32_t v = 0; v < p.masters(); ++v)
+      if ((p.first() + v) % 5 == static_cast<uint32_t>(p.rank()) % 5) items.push_back(v);
+    for (uint32_t i = 0; i < mine.size(); ++i)
+      if (mine[i] % 3 == 0) items.push_back(p.masters() + i);
+    irgl::HostWorklist wl(static_cast<uint32_t>(p.local().nnodes * 2 + 64));
+    wl.assign(items);
+    p.deliver(wl, "test");
+    std::set<uint32_t> got;
+    for (uint32_t v : wl.to_host()) got.insert(p.first() + v);  // only masters remain
+    std::set<uint32_t> want;
+    for (uint32_t v : pushed)
+      if (v >= p.first() && v < p.first() + p.masters()) want.insert(v);
+    std::lock_guard<std::mutex> lock(m);
+    wrong += got != want;
+  });
+  EXPECT_EQ(wrong, 0ull);
+}
+
+TEST(main_reads_a_master_and_sums_every_part) {
+  if (irgl_test::host_only() || gpus() == 0) return;
+  const irgl::HostGraph g = ring_with_chords(irgl_test::scale(2000));
+  irgl::Cluster cluster(g, gpus());
+  std::mutex m;
+  uint64_t wrong = 0;
+  cluster.run([&](irgl::Part& p) {
+    irgl::DeviceArray<uint32_t> x(p.local().nnodes);
+    x.zero();
+    p.write(x, 7, 42u, irgl::Merge::Copy);
+    uint64_t bad = p.read(x, 7) != 42u;
+    // Every copy of node 7 holds it.
+    if (p.local_id(7) != irgl::kNoNode) {
+      uint32_t v = 0;
+      x.download(&v, 1, p.local_id(7));
+      bad += v != 42u;
+    }
+    bad += p.sum(p.rank() + 1u) != static_cast<uint64_t>(p.parts()) * (p.parts() + 1) / 2;
+    std::lock_guard<std::mutex> lock(m);
+    wrong += bad;
+  });
+  EXPECT_EQ(wrong, 0ull);
+}
+
+}  // namespace
+
+int main() {
+  RUN(ranges_are_balanced_by_nodes_plus_edges);
+  RUN(parts_hold_their_masters_edges_and_a_mirror_per_remote_head);
+  RUN(a_min_merge_takes_the_least_copy_and_copies_it_back);
+  RUN(a_sum_adds_every_copy_and_resets_the_mirrors);
+  RUN(pushes_of_mirrors_reach_their_owners);
+  RUN(main_reads_a_master_and_sums_every_part);
+  return irgl_test::finish();
+}
