@@ -1259,3 +1259,91 @@ fn graph_partition_reports_parts_mirrors_and_the_exchange() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--parts 0"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_on_several_gpus_builds_with_nccl_and_passes_the_count() {
+    let dir = scratch("run-gpus");
+    let graph = path_graph(&dir);
+    // NCCL where IRGLC_NCCL says; the stand-in nvcc records its arguments and builds a
+    // program that prints its own in its record.
+    std::fs::create_dir_all(dir.join("nccl/include")).unwrap();
+    std::fs::create_dir_all(dir.join("nccl/lib")).unwrap();
+    std::fs::write(dir.join("nccl/include/nccl.h"), "").unwrap();
+    std::fs::write(dir.join("nccl/lib/libnccl.so"), "").unwrap();
+    let nvcc = dir.join("nvcc");
+    std::fs::write(
+        &nvcc,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = --version ] && {{ echo 'stand-in'; exit 0; }}\necho \"$@\" > {log}\nout=''\nwhile [ $# -gt 0 ]; do\n  case \"$1\" in -o) out=\"$2\"; shift ;; *.cu) cp \"$1\" {src} ;; esac\n  shift\ndone\nprintf '#!/bin/sh\\nprintf \"irgl-output 1\\\\nprogram bfs\\\\nnodes 3\\\\nedges 2\\\\nparam src 0\\\\nnode level u32\\\\n0\\\\n1\\\\n2\\\\n\" > {output}\\necho \"{{\\\\\"program\\\\\":\\\\\"bfs\\\\\",\\\\\"args\\\\\":\\\\\"$*\\\\\"}}\"\\n' > \"$out\"\nchmod +x \"$out\"\n",
+            log = dir.join("nvcc.args").display(),
+            src = dir.join("built.cu").display(),
+            output = dir.join("bfs.out").display()
+        ),
+    )
+    .unwrap();
+    let status = Command::new("chmod").arg("+x").arg(&nvcc).status().unwrap();
+    assert!(status.success());
+    let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
+        .args([
+            "run",
+            "programs/bfs.irgl",
+            "--arch",
+            "sm_90",
+            "--gpus",
+            "2",
+            "--graph",
+        ])
+        .arg(&graph)
+        .arg("--")
+        .arg("--output")
+        .arg(dir.join("bfs.out"))
+        .current_dir(workspace())
+        .env("IRGLC_CACHE", dir.join("cache"))
+        .env("IRGLC_NVCC", &nvcc)
+        .env("IRGLC_NCCL", dir.join("nccl"))
+        .output()
+        .expect("irglc runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // Built with --multi-gpu on, against NCCL's header and library; run with --gpus 2.
+    let built = std::fs::read_to_string(dir.join("built.cu")).unwrap();
+    assert!(
+        built.lines().nth(1).unwrap().contains("--multi-gpu on"),
+        "{built}"
+    );
+    let args = std::fs::read_to_string(dir.join("nvcc.args")).unwrap();
+    assert!(
+        args.contains(&format!("-I {}", dir.join("nccl/include").display())),
+        "{args}"
+    );
+    assert!(
+        args.contains(&format!("{}", dir.join("nccl/lib/libnccl.so").display())),
+        "{args}"
+    );
+    assert!(stdout.contains("--gpus 2"), "{stdout}");
+    // A program that cannot run partitioned says why, before any build.
+    let out = Command::new(env!("CARGO_BIN_EXE_irglc"))
+        .args([
+            "run",
+            "programs/cc.irgl",
+            "--arch",
+            "sm_90",
+            "--gpus",
+            "2",
+            "--graph",
+        ])
+        .arg(&graph)
+        .current_dir(workspace())
+        .env("IRGLC_CACHE", dir.join("cache"))
+        .env("IRGLC_NVCC", &nvcc)
+        .output()
+        .expect("irglc runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("E0513"), "{stderr}");
+    assert!(stderr.contains("cannot run partitioned"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
