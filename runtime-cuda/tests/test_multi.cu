@@ -80,6 +80,58 @@ TEST(ranges_are_balanced_by_nodes_plus_edges) {
   EXPECT_EQ(irgl::balanced_ranges(g, 8).back(), 4u);
 }
 
+TEST(parts_and_their_exchange_plans_line_up) {
+  // On the host, for several part counts (more than the nodes too): each part's graph maps
+  // back to the whole, and what p sends q is, element for element, what q expects from p.
+  for (uint32_t parts : {1u, 2u, 3u, 7u, 9u}) {
+    // 9 parts of a 6-node ring: some parts are empty.
+    const irgl::HostGraph g = ring_with_chords(parts == 9u ? 6u : 5000u);
+    const std::vector<uint32_t> starts = irgl::balanced_ranges(g, parts);
+    std::vector<irgl::PartGraph> pg;
+    std::vector<std::vector<uint32_t>> mirrors;
+    uint64_t masters = 0, edges = 0, bad = 0;
+    for (uint32_t p = 0; p < parts; ++p) {
+      pg.push_back(irgl::part_graph(g, starts, static_cast<int>(p)));
+      mirrors.push_back(pg.back().mirrors);
+      const irgl::PartGraph& x = pg.back();
+      masters += x.masters;
+      edges += x.local.nedges;
+      for (uint32_t v = 0; v < x.masters; ++v) {
+        const uint32_t gv = x.first + v;
+        bad += x.local.row_start[v + 1] - x.local.row_start[v] != g.row_start[gv + 1] - g.row_start[gv];
+        for (irgl::edge_t k = 0; k < x.local.row_start[v + 1] - x.local.row_start[v]; ++k) {
+          const uint32_t d = x.local.edge_dst[x.local.row_start[v] + k];
+          const uint32_t gd = d < x.masters ? x.first + d : x.mirrors[d - x.masters];
+          bad += gd != g.edge_dst[g.row_start[gv] + k];
+        }
+      }
+      for (uint32_t i = 0; i < x.mirrors.size(); ++i) {
+        bad += x.local.row_start[x.masters + i + 1] != x.local.row_start[x.masters + i];
+        bad += x.mirrors[i] >= x.first && x.mirrors[i] < x.first + x.masters;
+        bad += i > 0 && x.mirrors[i] <= x.mirrors[i - 1];
+      }
+    }
+    std::vector<irgl::ExchangePlan> plans;
+    for (uint32_t p = 0; p < parts; ++p) plans.push_back(irgl::exchange_plan(starts, mirrors, static_cast<int>(p)));
+    for (uint32_t p = 0; p < parts; ++p) {
+      const irgl::ExchangePlan& xp = plans[p];
+      for (uint32_t q = 0; q < parts; ++q) {
+        if (q == p) continue;
+        const irgl::ExchangePlan& xq = plans[q];
+        bad += xp.send_cnt[q] != xq.recv_cnt[p];
+        for (uint64_t i = 0; i < xp.send_cnt[q] && i < xq.recv_cnt[p]; ++i) {
+          const uint32_t sent = pg[p].mirrors[xp.send_off[q] + i];
+          const uint32_t master = pg[q].first + xq.rindex[xq.recv_off[p] + i];
+          bad += sent != master;
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0ull);
+    EXPECT_EQ(masters, static_cast<uint64_t>(g.nnodes));
+    EXPECT_EQ(edges, static_cast<uint64_t>(g.nedges));
+  }
+}
+
 TEST(parts_hold_their_masters_edges_and_a_mirror_per_remote_head) {
   if (irgl_test::host_only() || gpus() == 0) return;
   const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
@@ -260,6 +312,7 @@ TEST(main_reads_a_master_and_sums_every_part) {
 
 int main() {
   RUN(ranges_are_balanced_by_nodes_plus_edges);
+  RUN(parts_and_their_exchange_plans_line_up);
   RUN(parts_hold_their_masters_edges_and_a_mirror_per_remote_head);
   RUN(a_min_merge_takes_the_least_copy_and_copies_it_back);
   RUN(a_sum_adds_every_copy_and_resets_the_mirrors);

@@ -107,6 +107,96 @@ inline int gpus_to_use(uint64_t asked, const char* program) {
   return asked == 0 ? devices : static_cast<int>(asked);
 }
 
+/// One part's share of a graph, built on the host: its masters (global ids first ..
+/// first + masters), its graph (masters, then mirrors; the masters' out-edges with local
+/// destinations; mirrors have none) and its mirrors' global ids, increasing.
+struct PartGraph {
+  uint32_t first = 0, masters = 0;
+  HostGraph local;
+  std::vector<uint32_t> mirrors;
+};
+
+/// Part `rank` of `g` split at `starts` (balanced_ranges). Linear in the part's edges plus
+/// the graph's nodes / 64: the remote heads are marked in a bit per node, and a mirror's
+/// local id is its rank among the marks.
+inline PartGraph part_graph(const HostGraph& g, const std::vector<uint32_t>& starts, int rank) {
+  PartGraph p;
+  p.first = starts[rank];
+  p.masters = starts[rank + 1] - p.first;
+  const uint32_t first = p.first, end = p.first + p.masters;
+  const edge_t lo = g.row_start[first], hi = g.row_start[end];
+  std::vector<uint64_t> seen((static_cast<uint64_t>(g.nnodes) + 63) / 64, 0);
+  for (edge_t e = lo; e < hi; ++e) {
+    const uint32_t d = g.edge_dst[e];
+    if (d < first || d >= end) seen[d / 64] |= 1ull << (d % 64);
+  }
+  // The marks of the words before each word (`before`), then those below a node in its word.
+  std::vector<uint32_t> before(seen.size());
+  for (uint64_t w = 0; w < seen.size(); ++w) {
+    before[w] = static_cast<uint32_t>(p.mirrors.size());
+    for (uint64_t bits = seen[w]; bits != 0; bits &= bits - 1)
+      p.mirrors.push_back(static_cast<uint32_t>(w * 64 + __builtin_ctzll(bits)));
+  }
+  const uint32_t nmirrors = static_cast<uint32_t>(p.mirrors.size());
+  if (static_cast<uint64_t>(p.masters) + nmirrors >= kNoNode)
+    fatal("part %d of the graph has %u masters and %u mirrors: more than 32-bit ids hold", rank, p.masters, nmirrors);
+  HostGraph& l = p.local;
+  l.nnodes = p.masters + nmirrors;
+  l.nedges = hi - lo;
+  l.has_edge_data = g.has_edge_data;
+  l.row_start.resize(static_cast<size_t>(l.nnodes) + 1);
+  for (uint32_t v = 0; v <= p.masters; ++v) l.row_start[v] = g.row_start[first + v] - lo;
+  for (uint32_t v = p.masters + 1; v <= l.nnodes; ++v) l.row_start[v] = hi - lo;
+  l.edge_dst.resize(l.nedges);
+  for (edge_t e = lo; e < hi; ++e) {
+    const uint32_t d = g.edge_dst[e];
+    l.edge_dst[e - lo] =
+        d >= first && d < end
+            ? d - first
+            : p.masters + before[d / 64] +
+                  static_cast<uint32_t>(__builtin_popcountll(seen[d / 64] & ((1ull << (d % 64)) - 1)));
+  }
+  if (g.has_edge_data) l.edge_data.assign(g.edge_data.begin() + lo, g.edge_data.begin() + hi);
+  return p;
+}
+
+/// How part `rank` exchanges with each other part q: it sends its mirrors of q's masters,
+/// local ids masters + [send_off[q], send_off[q] + send_cnt[q]) (contiguous: mirrors are
+/// sorted, ranges contiguous); it receives q's mirrors of its masters into
+/// [recv_off[q], recv_off[q] + recv_cnt[q]) of a buffer, `rindex` giving the local id of the
+/// master each stands for (in q's mirror order, so the two sides line up).
+struct ExchangePlan {
+  std::vector<uint64_t> send_off, send_cnt, recv_off, recv_cnt;
+  std::vector<uint32_t> rindex;
+};
+
+/// Part `rank`'s plan, from every part's mirrors (PartGraph::mirrors).
+inline ExchangePlan exchange_plan(const std::vector<uint32_t>& starts,
+                                  const std::vector<std::vector<uint32_t>>& mirrors, int rank) {
+  const int n = static_cast<int>(mirrors.size());
+  ExchangePlan x;
+  x.send_off.assign(n, 0);
+  x.send_cnt.assign(n, 0);
+  x.recv_off.assign(n, 0);
+  x.recv_cnt.assign(n, 0);
+  const std::vector<uint32_t>& mine = mirrors[rank];
+  const uint32_t first = starts[rank], end = starts[rank + 1];
+  for (int q = 0; q < n; ++q) {
+    if (q == rank) continue;
+    const auto a = std::lower_bound(mine.begin(), mine.end(), starts[q]);
+    const auto b = std::lower_bound(mine.begin(), mine.end(), starts[q + 1]);
+    x.send_off[q] = static_cast<uint64_t>(a - mine.begin());
+    x.send_cnt[q] = static_cast<uint64_t>(b - a);
+    const std::vector<uint32_t>& theirs = mirrors[q];
+    const auto ra = std::lower_bound(theirs.begin(), theirs.end(), first);
+    const auto rb = std::lower_bound(theirs.begin(), theirs.end(), end);
+    x.recv_off[q] = x.rindex.size();
+    x.recv_cnt[q] = static_cast<uint64_t>(rb - ra);
+    for (auto it = ra; it != rb; ++it) x.rindex.push_back(*it - first);
+  }
+  return x;
+}
+
 class Part;
 
 /// What the threads of one run share: the whole graph, the node ranges, the NCCL
@@ -527,74 +617,25 @@ class Part {
 
  private:
   void build() {
-    const HostGraph& g = whole();
     const auto& starts = c_.starts();
-    first_ = starts[rank_];
-    masters_ = starts[rank_ + 1] - first_;
-    const uint32_t end = first_ + masters_;
-    const edge_t lo = g.row_start[first_], hi = g.row_start[end];
-    // The remote heads, sorted and unique: a bit per node of the graph.
-    std::vector<uint64_t> seen((static_cast<uint64_t>(g.nnodes) + 63) / 64, 0);
-    for (edge_t e = lo; e < hi; ++e) {
-      const uint32_t d = g.edge_dst[e];
-      if (d < first_ || d >= end) seen[d / 64] |= 1ull << (d % 64);
-    }
-    // A mirror's index is its rank among the set bits: the bits of the words before its own
-    // (`before`), then those below it in its word.
-    std::vector<uint32_t> before(seen.size());
-    for (uint64_t w = 0; w < seen.size(); ++w) {
-      before[w] = static_cast<uint32_t>(mirror_ids_.size());
-      for (uint64_t bits = seen[w]; bits != 0; bits &= bits - 1)
-        mirror_ids_.push_back(static_cast<uint32_t>(w * 64 + __builtin_ctzll(bits)));
-    }
-    const uint32_t nmirrors = static_cast<uint32_t>(mirror_ids_.size());
-    if (static_cast<uint64_t>(masters_) + nmirrors >= kNoNode)
-      fatal("part %d of the graph has %u masters and %u mirrors: more than 32-bit ids hold", rank_, masters_, nmirrors);
-    local_.nnodes = masters_ + nmirrors;
-    local_.nedges = hi - lo;
-    local_.has_edge_data = g.has_edge_data;
-    local_.row_start.resize(static_cast<size_t>(local_.nnodes) + 1);
-    for (uint32_t v = 0; v <= masters_; ++v) local_.row_start[v] = g.row_start[first_ + v] - lo;
-    for (uint32_t v = masters_ + 1; v <= local_.nnodes; ++v) local_.row_start[v] = hi - lo;
-    local_.edge_dst.resize(local_.nedges);
-    for (edge_t e = lo; e < hi; ++e) {
-      const uint32_t d = g.edge_dst[e];
-      local_.edge_dst[e - lo] =
-          d >= first_ && d < end
-              ? d - first_
-              : masters_ + before[d / 64] +
-                    static_cast<uint32_t>(__builtin_popcountll(seen[d / 64] & ((1ull << (d % 64)) - 1)));
-    }
-    if (g.has_edge_data) local_.edge_data.assign(g.edge_data.begin() + lo, g.edge_data.begin() + hi);
-
+    PartGraph pg = part_graph(whole(), starts, rank_);
+    first_ = pg.first;
+    masters_ = pg.masters;
+    local_ = std::move(pg.local);
+    mirror_ids_ = std::move(pg.mirrors);
     // The exchange plan, from every part's mirrors.
     c_.mirrors()[rank_] = mirror_ids_;
     c_.barrier();
-    const int n = parts();
-    send_off_.assign(n, 0);
-    send_cnt_.assign(n, 0);
-    recv_off_.assign(n, 0);
-    recv_cnt_.assign(n, 0);
-    std::vector<uint32_t> rindex;
-    for (int q = 0; q < n; ++q) {
-      if (q == rank_) continue;
-      const uint32_t qs = starts[q], qe = starts[q + 1];
-      const auto a = std::lower_bound(mirror_ids_.begin(), mirror_ids_.end(), qs);
-      const auto b = std::lower_bound(mirror_ids_.begin(), mirror_ids_.end(), qe);
-      send_off_[q] = static_cast<uint64_t>(a - mirror_ids_.begin());
-      send_cnt_[q] = static_cast<uint64_t>(b - a);
-      const std::vector<uint32_t>& theirs = c_.mirrors()[q];
-      const auto ra = std::lower_bound(theirs.begin(), theirs.end(), first_);
-      const auto rb = std::lower_bound(theirs.begin(), theirs.end(), end);
-      recv_off_[q] = rindex.size();
-      recv_cnt_[q] = static_cast<uint64_t>(rb - ra);
-      for (auto it = ra; it != rb; ++it) rindex.push_back(*it - first_);
-    }
+    ExchangePlan plan = exchange_plan(starts, c_.mirrors(), rank_);
     c_.barrier();  // every part has read the others' mirrors
-    recv_total_ = rindex.size();
-    rindex_ = DeviceArray<uint32_t>(rindex);
+    send_off_ = std::move(plan.send_off);
+    send_cnt_ = std::move(plan.send_cnt);
+    recv_off_ = std::move(plan.recv_off);
+    recv_cnt_ = std::move(plan.recv_cnt);
+    recv_total_ = plan.rindex.size();
+    rindex_ = DeviceArray<uint32_t>(plan.rindex);
     mirror_ids_dev_ = DeviceArray<uint32_t>(mirror_ids_);
-    flags_ = DeviceArray<uint8_t>(nmirrors);
+    flags_ = DeviceArray<uint8_t>(mirror_ids_.size());
     flags_.zero(0);
     rflags_ = DeviceArray<uint8_t>(recv_total_);
   }
