@@ -360,4 +360,16 @@ mod tests {
         assert_eq!(one, four);
         check(&g, 6);
     }
+
+    #[test]
+    fn ranges_match_the_runtimes() {
+        // The example of runtime-cuda/tests/test_multi.cu (irgl::balanced_ranges): degrees 3,
+        // 0, 0, 1, weights before nodes 0..4 of 0, 4, 5, 6, 8; a generated program splits a
+        // graph where `irglc graph partition` says it does.
+        let g = graph(4, &[(0, 1), (0, 2), (0, 3), (3, 0)]);
+        assert_eq!(balanced_ranges(&g, 2), vec![0, 1, 4]);
+        assert_eq!(balanced_ranges(&g, 1), vec![0, 4]);
+        let more = balanced_ranges(&g, 8);
+        assert_eq!((more.len(), more[8]), (9, 4));
+    }
 }
