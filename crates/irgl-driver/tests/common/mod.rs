@@ -154,22 +154,16 @@ pub fn config_words(
     flags: &str,
     unnamed: irgl_driver::OptLevel,
 ) -> Result<OptConfig, Vec<String>> {
-    let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
-    let mut sources = SourceMap::new();
-    let file = sources.add(rel.to_string(), text.clone());
-    let source = Source {
-        file,
-        name: rel,
-        text: &text,
-    };
     let words: Vec<&str> = flags.split_whitespace().collect();
-    irgl_driver::options_from_words(source, &words, unnamed)
-        .map(|(c, _)| c)
-        .map_err(|d| {
-            d.iter()
-                .map(|d| format!("{}: {}", d.code, d.message))
-                .collect()
-        })
+    with_source(rel, |source| {
+        irgl_driver::options_from_words(source, &words, unnamed)
+            .map(|(c, _)| c)
+            .map_err(|d| {
+                d.iter()
+                    .map(|d| format!("{}: {}", d.code, d.message))
+                    .collect()
+            })
+    })
 }
 
 /// Compiles the file at `rel` with `config`: the CUDA, or the diagnostics.
@@ -177,6 +171,13 @@ pub fn try_compile(
     rel: &str,
     config: &OptConfig,
 ) -> Result<String, Vec<irgl_diagnostics::Diagnostic>> {
+    with_source(rel, |source| {
+        irgl_driver::compile(source, config).map(|c| c.cuda)
+    })
+}
+
+/// `f` of the file at `rel` (relative to the workspace) as a compiler source.
+fn with_source<T>(rel: &str, f: impl FnOnce(Source<'_>) -> T) -> T {
     let text = std::fs::read_to_string(workspace().join(rel)).expect("readable program");
     let mut sources = SourceMap::new();
     let file = sources.add(rel.to_string(), text.clone());
@@ -185,7 +186,7 @@ pub fn try_compile(
         name: rel,
         text: &text,
     };
-    irgl_driver::compile(source, config).map(|c| c.cuda)
+    f(source)
 }
 
 /// The CUDA of the file at `rel` under the words of an `irglc compile` command line (a level's
