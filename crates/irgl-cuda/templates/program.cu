@@ -129,7 +129,7 @@ struct Host {
   uint32_t wl_items;  // each worklist's capacity (0: the program has none)
   irgl::WorklistSet wl;
   irgl::HostReduceFlag reduce;
-  irgl::KernelTimes times;  // per-kernel device times (--kernel-times, GPU 0's)
+  irgl::KernelTimes times;  // per-kernel device times (--kernel-times), of this GPU
   uint32_t grid_cap = 1;
   uint64_t iterations = 0;
 {%- if serial_versions %}
@@ -482,7 +482,8 @@ static int run(int argc, char** argv) {
   irgl::DeviceArray<{{ o.ty }}>::HostVector out_{{ o.name }}({% if o.on_edges %}hg.nedges{% else %}hg.nnodes{% endif %});
 {%- endfor %}
   std::vector<double> times;
-  std::vector<std::vector<irgl::KernelTime>> kernel_times;
+  // Per GPU, one KernelTimes::collect() per run (--kernel-times).
+  std::vector<std::vector<std::vector<irgl::KernelTime>>> kernel_times(static_cast<size_t>(gpus));
   uint64_t iterations = 0, wl_items = 0, device_bytes = 0, exchange_bytes = 0, exchanges = 0;
   double exchange_ms = 0.0;
   irgl::Cluster cluster(hg, gpus);
@@ -511,7 +512,7 @@ static int run(int argc, char** argv) {
 {%- if serial_versions %}
     h.serial_inner = serial_inner;
 {%- endif %}
-    h.times.enabled = kernel_times_on && part.rank() == 0;
+    h.times.enabled = kernel_times_on;
     for (uint64_t r = 0; r < repeat; ++r) {
       reset_state(h);
       part.begin_run();
@@ -520,9 +521,9 @@ static int run(int argc, char** argv) {
       const uint64_t sent = part.sum(part.bytes_sent());
       double slowest = 0.0;
       for (double x : part.cluster().all_gather(part.rank(), part.exchange_ms())) slowest = std::max(slowest, x);
+      if (h.times.enabled) kernel_times[static_cast<size_t>(part.rank())].push_back(h.times.collect());
       if (part.rank() == 0) {
         times.push_back(ms);
-        if (h.times.enabled) kernel_times.push_back(h.times.collect());
         exchange_bytes = sent;
         exchanges = part.exchanges();
         exchange_ms = slowest;
@@ -565,7 +566,12 @@ static int run(int argc, char** argv) {
   record.iterations = iterations;
   record.options_json = args.options_json();
   record.device = irgl::device_name();
-  record.kernels = irgl::median_kernel_times(kernel_times);
+  // Each GPU's kernels, named `KERNEL@gpuR` over several GPUs: the slowest GPU sets a round's pace.
+  for (int r = 0; r < gpus; ++r)
+    for (irgl::KernelTime& k : irgl::median_kernel_times(kernel_times[static_cast<size_t>(r)])) {
+      if (gpus > 1) k.name += "@gpu" + std::to_string(r);
+      record.kernels.push_back(std::move(k));
+    }
   record.device_bytes = device_bytes;
   record.worklist_capacity = wl_items;
 {%- if serial_versions %}
