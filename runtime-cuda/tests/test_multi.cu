@@ -8,6 +8,7 @@
 #include <irgl/multi.cuh>
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -174,11 +175,9 @@ uint32_t lowered(uint32_t v, int rank) {
   return h % 3u == 0u ? h % 1000u : 0xffffffffu;
 }
 
-TEST(a_min_merge_takes_the_least_copy_and_copies_it_back) {
-  if (irgl_test::host_only() || gpus() < 2) {
-    std::printf("note: skipped, %d GPU(s): the exchanges need two\n", gpus());
-    return;
-  }
+// Exchanges with update tracking from `track_from` bytes of mirrors a pair of parts shares (0:
+// always, sending only the copies that changed where that is fewer bytes; ~0: never).
+void check_min_merge(uint64_t track_from) {
   const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
   irgl::Cluster cluster(g, gpus());
   // The expected value of every node: its master's 1000 + v, or the least lowered copy.
@@ -192,6 +191,7 @@ TEST(a_min_merge_takes_the_least_copy_and_copies_it_back) {
   uint64_t wrong = 0;
   cluster.run([&](irgl::Part& p) {
     const std::vector<uint32_t>& mine = mirrors[p.rank()];
+    p.track_from(track_from);
     irgl::DeviceArray<uint32_t> x(p.local().nnodes);
     x.zero();
     std::vector<uint32_t> host(p.local().nnodes);
@@ -206,6 +206,7 @@ TEST(a_min_merge_takes_the_least_copy_and_copies_it_back) {
     }
     x.upload(host.data(), host.size());
     p.exchange(x, irgl::Merge::Min);
+    p.exchange(x, irgl::Merge::Min);  // nothing changed since: nothing to send
     IRGL_CHECK(cudaDeviceSynchronize());
     x.download(host.data(), host.size());
     uint64_t bad = 0;
@@ -217,20 +218,49 @@ TEST(a_min_merge_takes_the_least_copy_and_copies_it_back) {
   EXPECT_EQ(wrong, 0ull);
 }
 
-TEST(a_sum_adds_every_copy_and_resets_the_mirrors) {
+TEST(a_min_merge_takes_the_least_copy_and_copies_it_back) {
+  if (irgl_test::host_only() || gpus() < 2) {
+    std::printf("note: skipped, %d GPU(s): the exchanges need two\n", gpus());
+    return;
+  }
+  check_min_merge(~0ull);
+}
+
+TEST(a_min_merge_with_update_tracking_sends_the_changed_copies) {
   if (irgl_test::host_only() || gpus() < 2) return;
+  check_min_merge(0);
+}
+
+void check_sum_merge(uint64_t track_from) {
   const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
   irgl::Cluster cluster(g, gpus());
   std::vector<std::vector<uint32_t>> mirrors(gpus());
   cluster.run([&](irgl::Part& p) { mirrors[p.rank()] = mirrors_of(p); });
-  std::vector<double> expected(g.nnodes, 0.5);  // each master's own
+  std::vector<double> expected(g.nnodes, 0.5), partial(g.nnodes, 0.5);  // each master's own
   for (int r = 0; r < gpus(); ++r)
-    for (uint32_t v : mirrors[r]) expected[v] += r + 1.0;
+    for (uint32_t v : mirrors[r]) {
+      expected[v] += r + 1.0;
+      if (v % 3 == 0) partial[v] += r + 1.0;
+    }
   std::mutex m;
   uint64_t wrong = 0;
   cluster.run([&](irgl::Part& p) {
     const std::vector<uint32_t>& mine = mirrors[p.rank()];
+    p.track_from(track_from);
     std::vector<double> host(p.local().nnodes, 0.5);
+    // Every third mirror adds (as pairs, with tracking), then every mirror (a whole range).
+    for (uint32_t i = 0; i < mine.size(); ++i) host[p.masters() + i] = mine[i] % 3 == 0 ? p.rank() + 1.0 : 0.0;
+    {
+      irgl::DeviceArray<double> acc(host);
+      p.exchange(acc, irgl::Merge::Sum);
+      IRGL_CHECK(cudaDeviceSynchronize());
+      std::vector<double> got(host.size());
+      acc.download(got.data(), got.size());
+      uint64_t bad = 0;
+      for (uint32_t v = 0; v < p.masters(); ++v) bad += got[v] != partial[p.first() + v];
+      std::lock_guard<std::mutex> lock(m);
+      wrong += bad;
+    }
     for (uint32_t i = 0; i < mine.size(); ++i) host[p.masters() + i] = p.rank() + 1.0;
     irgl::DeviceArray<double> acc(host);
     p.exchange(acc, irgl::Merge::Sum);
@@ -245,41 +275,87 @@ TEST(a_sum_adds_every_copy_and_resets_the_mirrors) {
   EXPECT_EQ(wrong, 0ull);
 }
 
-TEST(pushes_of_mirrors_reach_their_owners) {
+TEST(a_sum_adds_every_copy_and_resets_the_mirrors) {
   if (irgl_test::host_only() || gpus() < 2) return;
+  check_sum_merge(~0ull);
+}
+
+TEST(a_sum_with_update_tracking_adds_the_nonzero_copies) {
+  if (irgl_test::host_only() || gpus() < 2) return;
+  check_sum_merge(0);
+}
+
+// Part r pushes each of its masters v with v % 5 == r twice, and its mirrors v with v % 3 == 0
+// once and those with v % 6 == 0 three times: Delivery::Counted gives every owner each push,
+// Delivery::Once each pushed master once.
+void check_deliveries(irgl::Delivery delivery) {
   const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
   irgl::Cluster cluster(g, gpus());
   std::vector<std::vector<uint32_t>> mirrors(gpus());
   cluster.run([&](irgl::Part& p) { mirrors[p.rank()] = mirrors_of(p); });
-  // Part r pushes its masters v with v % 5 == r and its mirrors v with v % 3 == 0.
-  std::set<uint32_t> pushed;
+  std::map<uint32_t, uint32_t> pushed;  // global node -> pushes
   for (int r = 0; r < gpus(); ++r) {
     for (uint32_t v : mirrors[r])
-      if (v % 3 == 0) pushed.insert(v);
+      if (v % 3 == 0) pushed[v] += v % 6 == 0 ? 3 : 1;
   }
   const std::vector<uint32_t> starts = cluster.starts();
   for (int r = 0; r < gpus(); ++r)
     for (uint32_t v = starts[r]; v < starts[r + 1]; ++v)
-      if (v % 5 == static_cast<uint32_t>(r) % 5) pushed.insert(v);
+      if (v % 5 == static_cast<uint32_t>(r) % 5) pushed[v] += 2;
   std::mutex m;
   uint64_t wrong = 0;
   cluster.run([&](irgl::Part& p) {
     const std::vector<uint32_t>& mine = mirrors[p.rank()];
     std::vector<uint32_t> items;
     for (uint32_t v = 0; v < p.masters(); ++v)
-      if ((p.first() + v) % 5 == static_cast<uint32_t>(p.rank()) % 5) items.push_back(v);
+      if ((p.first() + v) % 5 == static_cast<uint32_t>(p.rank()) % 5) items.insert(items.end(), 2, v);
     for (uint32_t i = 0; i < mine.size(); ++i)
-      if (mine[i] % 3 == 0) items.push_back(p.masters() + i);
-    irgl::HostWorklist wl(static_cast<uint32_t>(p.local().nnodes * 2 + 64));
+      if (mine[i] % 3 == 0) items.insert(items.end(), mine[i] % 6 == 0 ? 3 : 1, p.masters() + i);
+    irgl::HostWorklist wl(static_cast<uint32_t>(p.local().nnodes * 8 + 64));
     wl.assign(items);
-    p.deliver(wl, "test");
-    std::set<uint32_t> got;
-    for (uint32_t v : wl.to_host()) got.insert(p.first() + v);  // only masters remain
-    std::set<uint32_t> want;
-    for (uint32_t v : pushed)
-      if (v >= p.first() && v < p.first() + p.masters()) want.insert(v);
+    p.deliver(wl, delivery, "test");
+    std::map<uint32_t, uint32_t> got;
+    for (uint32_t v : wl.to_host()) got[p.first() + v] += 1;  // only masters remain
+    std::map<uint32_t, uint32_t> want;
+    for (const auto& [v, times] : pushed)
+      if (v >= p.first() && v < p.first() + p.masters()) want[v] = delivery == irgl::Delivery::Once ? 1 : times;
     std::lock_guard<std::mutex> lock(m);
     wrong += got != want;
+  });
+  EXPECT_EQ(wrong, 0ull);
+}
+
+TEST(pushes_of_mirrors_reach_their_owners_once) {
+  if (irgl_test::host_only() || gpus() < 2) return;
+  check_deliveries(irgl::Delivery::Once);
+}
+
+TEST(pushes_of_mirrors_reach_their_owners_counted) {
+  if (irgl_test::host_only() || gpus() < 2) return;
+  check_deliveries(irgl::Delivery::Counted);
+}
+
+// One part sends nothing, but Delivery::Once still leaves each pushed node in the list once
+// (a single GPU's rounds without repeated items), and Counted leaves the list as it is.
+TEST(one_part_drops_repeated_pushes_only_when_delivered_once) {
+  if (irgl_test::host_only() || gpus() == 0) return;
+  const irgl::HostGraph g = ring_with_chords(irgl_test::scale(20000));
+  irgl::Cluster cluster(g, 1);
+  uint64_t wrong = 0;
+  cluster.run([&](irgl::Part& p) {
+    std::vector<uint32_t> items;
+    for (uint32_t v = 0; v < p.masters(); ++v)
+      if (v % 7 != 0) items.insert(items.end(), 1 + v % 3, v);
+    for (irgl::Delivery d : {irgl::Delivery::Once, irgl::Delivery::Counted}) {
+      irgl::HostWorklist wl(static_cast<uint32_t>(items.size() + 64));
+      wl.assign(items);
+      p.deliver(wl, d, "test");
+      std::vector<uint32_t> got = wl.to_host();
+      std::sort(got.begin(), got.end());
+      std::vector<uint32_t> want = items;
+      if (d == irgl::Delivery::Once) want.erase(std::unique(want.begin(), want.end()), want.end());
+      wrong += got != want;
+    }
   });
   EXPECT_EQ(wrong, 0ull);
 }
@@ -315,8 +391,12 @@ int main() {
   RUN(parts_and_their_exchange_plans_line_up);
   RUN(parts_hold_their_masters_edges_and_a_mirror_per_remote_head);
   RUN(a_min_merge_takes_the_least_copy_and_copies_it_back);
+  RUN(a_min_merge_with_update_tracking_sends_the_changed_copies);
   RUN(a_sum_adds_every_copy_and_resets_the_mirrors);
-  RUN(pushes_of_mirrors_reach_their_owners);
+  RUN(a_sum_with_update_tracking_adds_the_nonzero_copies);
+  RUN(pushes_of_mirrors_reach_their_owners_once);
+  RUN(pushes_of_mirrors_reach_their_owners_counted);
+  RUN(one_part_drops_repeated_pushes_only_when_delivered_once);
   RUN(main_reads_a_master_and_sums_every_part);
   return irgl_test::finish();
 }

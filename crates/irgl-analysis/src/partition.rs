@@ -41,13 +41,17 @@ use irgl_ir::*;
 pub struct PartitionPlan {
     /// What each round exchanges, per node property that needs it, or why the program cannot
     /// run partitioned.
-    pub verdict: Result<Vec<Exchange>, Refusal>,
+    pub verdict: Result<Partitioned, Refusal>,
+    /// Where pushes are delivered as often as they were made ([`PushDelivery::Counted`]): the
+    /// first kernel that pops items and would do more on a second pass over one, and why.
+    pub counted_because: Option<(String, String)>,
 }
 
 /// How one node property is kept consistent between the GPUs (the IR's, which a program
 /// built with `--multi-gpu` carries to code generation).
 pub use irgl_ir::PropExchange as Exchange;
 pub use irgl_ir::PropSync as Sync;
+pub use irgl_ir::{Partitioned, PushDelivery};
 
 /// Why a program cannot run partitioned.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,7 +63,19 @@ pub struct Refusal {
 
 impl PartitionPlan {
     pub fn build(m: &Module) -> PartitionPlan {
-        PartitionPlan { verdict: plan(m) }
+        // The first kernel that pops items whose second pass over one would do more.
+        let counted_because = m
+            .kernels
+            .iter()
+            .find_map(|(_, k)| repeat_changes(m, k).map(|why| (k.name.clone(), why)));
+        let pushes = match counted_because {
+            None => PushDelivery::Once,
+            Some(_) => PushDelivery::Counted,
+        };
+        PartitionPlan {
+            verdict: plan(m).map(|exchanges| Partitioned { exchanges, pushes }),
+            counted_because,
+        }
     }
 
     /// What `irglc emit partition` prints.
@@ -69,8 +85,9 @@ impl PartitionPlan {
                 Some(k) => format!("partitioned execution: no: kernel `{k}` {}\n", r.why),
                 None => format!("partitioned execution: no: {}\n", r.why),
             },
-            Ok(exchanges) => {
+            Ok(p) => {
                 let mut out = String::from("partitioned execution: yes\n");
+                let exchanges = &p.exchanges;
                 if exchanges.is_empty() {
                     out.push_str("  nothing to exchange between rounds: no kernel reads or updates a neighbour's property\n");
                 }
@@ -96,6 +113,14 @@ impl PartitionPlan {
                         }
                     };
                     out.push_str(&format!("  {name}: {how}\n"));
+                }
+                let pops = m.kernels.iter().any(|(_, k)| pops_items(&k.body));
+                match (&self.counted_because, pops) {
+                    (_, false) => {}
+                    (None, true) => out.push_str("  pushes: a node pushed several times in a round (by threads or GPUs) is popped once on its GPU: every kernel that pops items does the same work on a second pass over one\n"),
+                    (Some((k, why)), true) => out.push_str(&format!(
+                        "  pushes: each delivered as often as it was made: kernel `{k}` {why}, so a second pass over an item would do more\n"
+                    )),
                 }
                 out
             }
@@ -498,6 +523,162 @@ fn edge_leaves(
         }
         _ => *ok = false,
     }
+}
+
+/// Whether a kernel pops items from a worklist.
+fn pops_items(body: &Body) -> bool {
+    let mut pops = false;
+    visit::walk_block_exprs(body, &body.block, &mut |e| {
+        pops |= matches!(body.exprs[e].kind, ExprKind::Pop(_));
+    });
+    pops
+}
+
+/// Why a second pass over one popped item, in the same round or the next, could change what a
+/// kernel does (None: it could not, so a node pushed several times can be popped once). A pass
+/// may repeat its updates of other nodes by min, max, or and and, its stores of values computed
+/// from what it reads, and its pushes; it may not add (to a property or a global, or
+/// `op=`), nor store or update a property with a value computed from the property itself at
+/// the same place (`x[n] = x[n] + 1`), nor store an atomic's old value (each pass gets another).
+fn repeat_changes(m: &Module, k: &Kernel) -> Option<String> {
+    let body = &k.body;
+    if !pops_items(body) {
+        return None;
+    }
+    let roles = roles(body);
+    // What each local's value may come from: properties read (with whether at the own node)
+    // and atomics' old values. Grown to a fixpoint over the kernel's assignments.
+    let mut taints: BTreeMap<LocalId, Taint> = BTreeMap::new();
+    let mut defs: Vec<(LocalId, ExprId)> = Vec::new();
+    visit::walk_stmts(body, &body.block, &mut |s| match &body.stmts[s].kind {
+        StmtKind::Let {
+            local,
+            init: Some(e),
+        } => defs.push((*local, *e)),
+        StmtKind::Assign {
+            place: Place::Local(l),
+            value,
+            ..
+        }
+        | StmtKind::Combine {
+            local: l, value, ..
+        } => defs.push((*l, *value)),
+        _ => {}
+    });
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (l, e) in &defs {
+            let t = taint(body, &roles, *e, &taints);
+            let entry = taints.entry(*l).or_default();
+            if entry.absorb(&t) {
+                changed = true;
+            }
+        }
+    }
+    // Then every update.
+    let mut why = None;
+    let judge = |op: Option<AtomicOp>, place: &Place, value: Option<ExprId>| -> Option<String> {
+        let (name, at) = match place {
+            Place::Element { prop, index } => (
+                prop_name(m, *prop).to_string(),
+                Some((*prop, reach(body, &roles, *index) == Reach::Own)),
+            ),
+            Place::Global(g) => (m.globals[g.index()].name.clone(), None),
+            _ => return None,
+        };
+        if matches!(op, Some(AtomicOp::Add | AtomicOp::Sub | AtomicOp::Xor)) {
+            return Some(format!(
+                "updates `{name}` with {}",
+                op.map(|o| o.name()).unwrap_or("")
+            ));
+        }
+        let t = value
+            .map(|v| taint(body, &roles, v, &taints))
+            .unwrap_or_default();
+        if t.old_value {
+            return Some(format!("stores an atomic's old value in `{name}`"));
+        }
+        match at {
+            Some(place) if t.reads.contains(&place) => Some(format!(
+                "updates `{name}` with a value computed from `{name}` at the same node"
+            )),
+            _ => None,
+        }
+    };
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        if why.is_some() {
+            return;
+        }
+        why = match &body.stmts[s].kind {
+            StmtKind::Assign {
+                place: Place::Element { prop, .. },
+                op: Some(_),
+                ..
+            } => Some(format!(
+                "updates `{}` by a read and a store (`op=`)",
+                prop_name(m, *prop)
+            )),
+            StmtKind::Assign {
+                place: place @ Place::Element { .. },
+                op: None,
+                value,
+            } => judge(None, place, Some(*value)),
+            StmtKind::Accumulate(_) => Some("adds to a global".to_string()),
+            _ => None,
+        };
+    });
+    visit::walk_block_exprs(body, &body.block, &mut |e| {
+        if why.is_some() {
+            return;
+        }
+        why = match &body.exprs[e].kind {
+            ExprKind::Atomic { op, place, args } => {
+                // The stored value: the last argument (atomicCAS's new value).
+                judge(Some(*op), place, args.last().copied())
+            }
+            ExprKind::FetchAdd { .. } => Some("adds to a global".to_string()),
+            _ => None,
+        };
+    });
+    why
+}
+
+/// Where a value may come from (`repeat_changes`).
+#[derive(Clone, Default)]
+struct Taint {
+    /// Properties read, with whether at the thread's own node.
+    reads: BTreeSet<(PropId, bool)>,
+    /// An atomic's old value.
+    old_value: bool,
+}
+
+impl Taint {
+    /// Adds `other`; whether anything was new.
+    fn absorb(&mut self, other: &Taint) -> bool {
+        let before = (self.reads.len(), self.old_value);
+        self.reads.extend(other.reads.iter().copied());
+        self.old_value |= other.old_value;
+        before != (self.reads.len(), self.old_value)
+    }
+}
+
+fn taint(body: &Body, roles: &Roles, e: ExprId, locals: &BTreeMap<LocalId, Taint>) -> Taint {
+    let mut t = Taint::default();
+    visit::walk_expr(body, e, &mut |x| match &body.exprs[x].kind {
+        ExprKind::Element { prop, index } => {
+            t.reads
+                .insert((*prop, reach(body, roles, *index) == Reach::Own));
+        }
+        ExprKind::Atomic { .. } | ExprKind::FetchAdd { .. } => t.old_value = true,
+        ExprKind::Local(l) => {
+            if let Some(lt) = locals.get(l) {
+                t.absorb(lt);
+            }
+        }
+        _ => {}
+    });
+    t
 }
 
 /// The kernel's own node, own edges and heads, by the locals that hold them.

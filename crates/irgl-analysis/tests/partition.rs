@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use irgl_analysis::PartitionPlan;
-use irgl_analysis::partition::Sync;
+use irgl_analysis::partition::{PushDelivery, Sync};
 use irgl_diagnostics::SourceMap;
 use irgl_driver::{OptConfig, Source};
 use irgl_ir::{AtomicOp, Module};
@@ -77,7 +77,7 @@ fn what_each_round_exchanges() {
   }
 }",
     );
-    let exchanges = plan.verdict.expect("accepted");
+    let exchanges = plan.verdict.expect("accepted").exchanges;
     let got: Vec<(&str, Sync)> = exchanges
         .iter()
         .map(|x| (m.prop(x.prop).name.as_str(), x.sync))
@@ -91,6 +91,67 @@ fn what_each_round_exchanges() {
             .render(&m)
             .starts_with("partitioned execution: yes\n  x: updated at neighbours by atomicMin")
     );
+}
+
+/// How pushes are delivered for a worklist kernel `k` with this body (inside `ForAll (wi In
+/// WL) { let n = WL.pop(wi); ... }`), and why they are counted.
+fn delivery(body: &str) -> (PushDelivery, Option<String>) {
+    let text = format!(
+        "graph g {{\n  node x: u32;\n  node y: u32;\n}}\nKernel k(graph g) {{\n  ForAll (wi In WL) {{\n    let n = WL.pop(wi);\n{body}\n  }}\n}}\nmain {{\n  Iterate k(g) Initial [0];\n}}\n"
+    );
+    let m = compile("w.irgl", &text);
+    let plan = PartitionPlan::build(&m);
+    let pushes = plan.verdict.expect("accepted").pushes;
+    (
+        pushes,
+        plan.counted_because.map(|(k, why)| format!("{k}: {why}")),
+    )
+}
+
+#[test]
+fn pushes_are_merged_only_where_a_second_pass_over_an_item_does_nothing_more() {
+    // sssp's and cc's relaxation: a second pass repeats the same atomicMins.
+    let relax = "    let dn = g.x[n];
+    ForAll (e In g.edges(n)) {
+      let d = g.dst(e);
+      if (dn + 1 < atomicMin(g.x[d], dn + 1)) {
+        WL.push(d);
+      }
+    }";
+    assert_eq!(delivery(relax), (PushDelivery::Once, None));
+    // bfs's store of one value, and a store of a value read elsewhere.
+    assert_eq!(
+        delivery(
+            "    g.y[n] = 3;\n    ForAll (e In g.edges(n)) {\n      g.x[g.dst(e)] = 1;\n    }"
+        )
+        .0,
+        PushDelivery::Once
+    );
+    for (body, why) in [
+        ("    atomicAdd(g.y[n], 1);", "k: updates `y` with atomicAdd"),
+        (
+            "    g.y[n] += 1;",
+            "k: updates `y` by a read and a store (`op=`)",
+        ),
+        (
+            "    let t = g.y[n];\n    g.y[n] = t + 1;",
+            "k: updates `y` with a value computed from `y` at the same node",
+        ),
+        (
+            "    let old = atomicExch(g.x[n], 0);\n    g.y[n] = old;",
+            "k: stores an atomic's old value in `y`",
+        ),
+        (
+            "    ForAll (e In g.edges(n)) {\n      let d = g.dst(e);\n      atomicMin(g.x[d], g.x[d] - 1);\n    }",
+            "k: updates `x` with a value computed from `x` at the same node",
+        ),
+    ] {
+        assert_eq!(
+            delivery(body),
+            (PushDelivery::Counted, Some(why.to_string())),
+            "{body}"
+        );
+    }
 }
 
 #[test]
@@ -121,7 +182,7 @@ fn a_store_to_a_neighbour_is_refused_unless_every_thread_stores_one_value() {
 }\nmain {\n  Invoke k(g, 3);\n}\n";
     let m = compile("u.irgl", text);
     let plan = PartitionPlan::build(&m);
-    let exchanges = plan.verdict.expect("accepted");
+    let exchanges = plan.verdict.expect("accepted").exchanges;
     assert_eq!(exchanges.len(), 1);
     assert_eq!(exchanges[0].sync, Sync::Uniform);
 }

@@ -19,7 +19,7 @@ pub(crate) fn launcher(
     k: &Kernel,
     shown: &str,
     launch: &LaunchConfig,
-    partitioned: Option<&[PropExchange]>,
+    partitioned: Option<&Partitioned>,
     props: &[Prop],
 ) -> String {
     let facts = k.facts();
@@ -153,8 +153,8 @@ pub(crate) fn launcher(
     if facts.indexes_arrays || (launch.check_indices && facts.indexes_props) {
         w.line(format!("check_device_error(\"{shown}\");"));
     }
-    if let Some(exchanges) = partitioned {
-        exchange_after(&mut w, k, &facts, shown, exchanges, props);
+    if let Some(p) = partitioned {
+        exchange_after(&mut w, k, &facts, shown, p, props);
     }
     w.close("}");
     w.finish().trim_end().to_string()
@@ -168,10 +168,11 @@ fn exchange_after(
     k: &Kernel,
     facts: &KernelFacts,
     shown: &str,
-    exchanges: &[PropExchange],
+    partitioned: &Partitioned,
     props: &[Prop],
 ) {
     let written = props_written(k);
+    let exchanges = &partitioned.exchanges;
     for x in exchanges {
         if !written.contains(&x.prop) {
             continue;
@@ -182,9 +183,15 @@ fn exchange_after(
             merge_of(exchanges, x.prop)
         ));
     }
+    let delivery = match partitioned.pushes {
+        PushDelivery::Once => "irgl::Delivery::Once",
+        PushDelivery::Counted => "irgl::Delivery::Counted",
+    };
     for (pushes, list) in [(facts.pushes, "out"), (facts.retries, "retry")] {
         if pushes {
-            w.line(format!("h.part.deliver(h.wl.{list}(), \"{shown}\");"));
+            w.line(format!(
+                "h.part.deliver(h.wl.{list}(), {delivery}, \"{shown}\");"
+            ));
         }
     }
 }

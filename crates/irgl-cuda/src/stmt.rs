@@ -383,7 +383,10 @@ impl<'a> Emitter<'a> {
                 };
                 match &self.m().partitioned {
                     Some(x) if !p.input => {
-                        format!("{write}{value}, {})", crate::host::merge_of(x, *prop))
+                        format!(
+                            "{write}{value}, {})",
+                            crate::host::merge_of(&x.exchanges, *prop)
+                        )
                     }
                     _ => format!("{write}{value})"),
                 }

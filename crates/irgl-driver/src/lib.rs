@@ -294,7 +294,7 @@ pub fn optimize(
 /// What a program built with `--multi-gpu on` exchanges between rounds, or E0513 with why it
 /// cannot run partitioned: the analysis's refusal, or a part of partitioned execution that is
 /// not built (globals, program arrays, edge properties used by `main`).
-fn partitioned_exchanges(m: &Module) -> Result<Vec<irgl_ir::PropExchange>, Diagnostic> {
+fn partitioned_exchanges(m: &Module) -> Result<irgl_ir::Partitioned, Diagnostic> {
     use irgl_ir::{ExprKind, Place, PropOwner, StmtKind, visit};
     let refuse = |why: String| {
         Diagnostic::error(
@@ -308,7 +308,7 @@ fn partitioned_exchanges(m: &Module) -> Result<Vec<irgl_ir::PropExchange>, Diagn
         .with_note("`irglc emit partition` gives the verdict; docs/multi-gpu.md says what applies")
     };
     let plan = irgl_analysis::PartitionPlan::build(m);
-    let exchanges = plan.verdict.map_err(|r| {
+    let partitioned = plan.verdict.map_err(|r| {
         refuse(match r.kernel {
             Some(k) => format!("kernel `{k}` {}", r.why),
             None => r.why,
@@ -363,7 +363,7 @@ fn partitioned_exchanges(m: &Module) -> Result<Vec<irgl_ir::PropExchange>, Diagn
             m.prop(p).name
         )));
     }
-    Ok(exchanges)
+    Ok(partitioned)
 }
 
 /// A node-typed kernel parameter that `body` orders, computes with, converts or stores.

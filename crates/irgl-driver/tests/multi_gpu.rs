@@ -74,9 +74,16 @@ fn each_launch_exchanges_what_it_writes_and_delivers_what_it_pushes() {
         launch.contains("h.part.exchange(h.level, irgl::Merge::Uniform);"),
         "{launch}"
     );
+    // bfs's kernel does nothing more on a second pass over a node: delivered once.
     assert!(
-        launch.contains("h.part.deliver(h.wl.out(), \"bfs\");"),
+        launch.contains("h.part.deliver(h.wl.out(), irgl::Delivery::Once, \"bfs\");"),
         "{launch}"
+    );
+    // traverse's tally adds once per pop: every push is delivered, counted.
+    let cu_tally =
+        common::compile("programs/traverse.irgl", &common::config("--multi-gpu on")).cuda;
+    assert!(
+        cu_tally.contains("h.part.deliver(h.wl.out(), irgl::Delivery::Counted, \"push_all\");")
     );
     // main's store to the source sets its master and every mirror; its loop tests the sum
     // of every GPU's worklist; each GPU starts with the items it owns.
@@ -94,7 +101,7 @@ fn each_launch_exchanges_what_it_writes_and_delivers_what_it_pushes() {
     // sssp-nf: a min, the retry list delivered too, the source translated at the launch.
     let nf = common::compile("programs/sssp-nf.irgl", &common::config("--multi-gpu on")).cuda;
     assert!(nf.contains("h.part.exchange(h.dist, irgl::Merge::Min);"));
-    assert!(nf.contains("h.part.deliver(h.wl.retry(), \"sssp_nf\");"));
+    assert!(nf.contains("h.part.deliver(h.wl.retry(), irgl::Delivery::Once, \"sssp_nf\");"));
     assert!(nf.contains("launch_init(h, h.part.local_id(static_cast<uint32_t>(h_params.src)));"));
 }
 

@@ -69,8 +69,32 @@ pub struct Module {
     /// Launch configuration shared by every kernel.
     pub launch: LaunchConfig,
     /// Set when the program is built to run partitioned over several GPUs (`--multi-gpu`):
-    /// how each node property that crosses a part is kept consistent between rounds.
-    pub partitioned: Option<Vec<PropExchange>>,
+    /// how each node property that crosses a part is kept consistent between rounds, and how
+    /// pushes reach the GPU that owns the item.
+    pub partitioned: Option<Partitioned>,
+}
+
+/// What a partitioned run exchanges between its GPUs (`irgl_analysis::partition` decides).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partitioned {
+    /// Each node property that crosses a part, and how it is kept consistent.
+    pub exchanges: Vec<PropExchange>,
+    pub pushes: PushDelivery,
+}
+
+/// How the pushes of one round reach the kernel that pops them, where one node is pushed
+/// more than once (by several threads, or by several GPUs: each GPU pushes its mirror of a
+/// node it reaches, and the owner may push the node itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PushDelivery {
+    /// Once per round and GPU: every kernel that pops items does the same work whether an
+    /// item comes once or several times (its updates are min, max, or, and, and stores whose
+    /// values do not depend on an earlier pass over the item), so each GPU's list holds each
+    /// of its masters at most once.
+    Once,
+    /// As many times as it was pushed: some kernel that pops items would do more on a second
+    /// pass over one (it adds, or stores a value computed from what it updates).
+    Counted,
 }
 
 /// How one node property is kept consistent between the GPUs of a partitioned run, after

@@ -64,6 +64,11 @@ namespace irgl {
 /// How a property's mirrors are merged into their masters (Part::exchange).
 enum class Merge { Min, Max, Sum, Or, And, Uniform, Copy, None };
 
+/// How a round's pushes reach the GPU that owns the item (Part::deliver; irgl_ir's
+/// PushDelivery): `Once`, each GPU's list holds each of its masters at most once (the kernels
+/// that pop them do the same work on a second pass over an item); `Counted`, every push.
+enum class Delivery { Once, Counted };
+
 /// A node that a part holds neither as master nor as mirror.
 constexpr uint32_t kNoNode = 0xffffffffu;
 
@@ -261,6 +266,22 @@ class Cluster {
     return out;
   }
 
+  /// The counts each thread sends to each other (`to[q]`: for part q); returns those sent
+  /// to `rank` (`from[q]`: by part q); a collective.
+  std::vector<uint64_t> all_to_all(int rank, const std::vector<uint64_t>& to) {
+    if (matrix_.size() != static_cast<size_t>(n_) * n_) {
+      barrier();  // every thread is here before one resizes
+      if (rank == 0) matrix_.assign(static_cast<size_t>(n_) * n_, 0);
+      barrier();
+    }
+    for (int q = 0; q < n_; ++q) matrix_[static_cast<size_t>(rank) * n_ + q] = to[q];
+    barrier();
+    std::vector<uint64_t> from(n_);
+    for (int q = 0; q < n_; ++q) from[q] = matrix_[static_cast<size_t>(q) * n_ + rank];
+    barrier();  // no thread writes its row again before every thread has read its column
+    return from;
+  }
+
   /// Each part's mirrors' global ids, published while the parts are built.
   std::vector<std::vector<uint32_t>>& mirrors() { return mirrors_; }
   ncclComm_t comm(int rank) const { return comms_[rank]; }
@@ -271,6 +292,7 @@ class Cluster {
   std::vector<uint32_t> starts_;
   std::vector<std::vector<uint32_t>> mirrors_;
   std::vector<uint64_t> slots_;
+  std::vector<uint64_t> matrix_;  // all_to_all: row r holds part r's counts for each part
   std::vector<ncclComm_t> comms_;
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -365,6 +387,96 @@ __global__ void merge_kernel(T* prop, const T* in, const T* sent, const uint32_t
   }
 }
 
+/// Whether two values have the same bits (a float's -0.0 and 0.0 differ; a NaN equals itself).
+template <class T>
+__device__ __forceinline__ bool same_bits(const T& a, const T& b) {
+  using U = typename std::conditional<
+      sizeof(T) == 8, unsigned long long,
+      typename std::conditional<sizeof(T) == 4, unsigned int,
+                                typename std::conditional<sizeof(T) == 2, unsigned short, unsigned char>::type>::type>::type;
+  static_assert(sizeof(U) == sizeof(T), "a property of 1, 2, 4 or 8 bytes");
+  U x, y;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  return x == y;
+}
+
+/// Applies one copy `v` of a mirror to its master `*p` by `merge`, as merge_kernel does.
+template <class T>
+__device__ __forceinline__ void merge_one(T* p, T v, Merge merge) {
+  switch (merge) {
+    case Merge::Min: atomic_extreme<true>(p, v); break;
+    case Merge::Max: atomic_extreme<false>(p, v); break;
+    case Merge::Sum: atomic_sum_any(p, v); break;
+    case Merge::Or: atomic_bits_any(p, v, true); break;
+    case Merge::And: atomic_bits_any(p, v, false); break;
+    case Merge::Uniform: *p = v; break;
+    default: break;
+  }
+}
+
+/// Update tracking: the entries i of [0, n) whose value (prop[i], or prop[rindex[i]]) differs
+/// from last[i] (from zero where `last` is null) are written as (i, value) pairs to out_idx
+/// and out_val, at positions taken from `*count`, one atomic per block and tile; with
+/// `update_last` such a last[i] becomes the value. `prop`, `rindex` and `last` point at the
+/// range's first entry.
+template <class T>
+__global__ void compact_kernel(const T* prop, const uint32_t* rindex, T* last, bool update_last, uint64_t n,
+                               uint32_t* out_idx, T* out_val, unsigned long long* count) {
+  __shared__ uint32_t warp_base[32];
+  __shared__ unsigned long long block_base;
+  const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  for (uint64_t start = blockIdx.x * uint64_t(blockDim.x); start < n; start += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t i = start + threadIdx.x;
+    bool changed = false;
+    T v{};
+    if (i < n) {
+      v = rindex != nullptr ? prop[rindex[i]] : prop[i];
+      changed = !same_bits(v, last != nullptr ? last[i] : T{});
+      if (changed && update_last) last[i] = v;
+    }
+    const uint32_t ballot = __ballot_sync(0xffffffffu, changed);
+    if (lane == 0) warp_base[warp] = __popc(ballot);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      uint32_t total = 0;
+      for (uint32_t w = 0; w < blockDim.x / 32; ++w) {
+        const uint32_t c = warp_base[w];
+        warp_base[w] = total;
+        total += c;
+      }
+      block_base = total != 0 ? atomicAdd(count, static_cast<unsigned long long>(total)) : 0ull;
+    }
+    __syncthreads();
+    if (changed) {
+      const uint64_t k = block_base + warp_base[warp] + __popc(ballot & ((1u << lane) - 1u));
+      out_idx[k] = static_cast<uint32_t>(i);
+      out_val[k] = v;
+    }
+    __syncthreads();  // warp_base and block_base are reused by the next tile
+  }
+}
+
+/// Received mirrors' pairs: each value merged into its master prop[rindex[idx]].
+template <class T>
+__global__ void merge_pairs_kernel(T* prop, const uint32_t* rindex, const uint32_t* idx, const T* val, uint64_t n,
+                                   Merge merge) {
+  for (uint64_t k = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; k < n;
+       k += uint64_t(gridDim.x) * blockDim.x) {
+    merge_one(prop + rindex[idx[k]], val[k], merge);
+  }
+}
+
+/// Received masters' pairs: each value stored to its mirror, and to the mirror's last copy.
+template <class T>
+__global__ void store_pairs_kernel(T* mirrors, T* last, const uint32_t* idx, const T* val, uint64_t n) {
+  for (uint64_t k = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; k < n;
+       k += uint64_t(gridDim.x) * blockDim.x) {
+    mirrors[idx[k]] = val[k];
+    last[idx[k]] = val[k];
+  }
+}
+
 /// out[i] = prop[rindex[i]]: the masters that other parts mirror, in their mirror order.
 template <class T>
 __global__ void gather_kernel(T* out, const T* prop, const uint32_t* rindex, uint64_t n) {
@@ -374,25 +486,42 @@ __global__ void gather_kernel(T* out, const T* prop, const uint32_t* rindex, uin
   }
 }
 
-/// Keeps the items of `in` that are masters (< masters) in `keep`; flags the mirrors pushed.
+/// Whether this call set bit `v` of `seen` (false: it was set already).
+__device__ inline bool first_mark(uint32_t* seen, uint32_t v) {
+  const uint32_t bit = 1u << (v & 31u);
+  return (atomicOr(&seen[v >> 5], bit) & bit) == 0u;
+}
+
+/// Keeps the items of `in` that are masters (< masters) in `keep`, each once where `seen` is
+/// given (a bit per master, clear); marks the mirrors pushed: a flag each, or with `counts` a
+/// count of their pushes.
 template <class Unused = void>
-__global__ void split_kernel(Worklist in, Worklist keep, uint8_t* flags, uint32_t masters, uint32_t n) {
+__global__ void split_kernel(Worklist in, Worklist keep, uint8_t* flags, uint32_t* counts, uint32_t* seen,
+                             uint32_t masters, uint32_t n) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const uint32_t item = in.pop(i);
     if (item < masters) {
-      keep.push(item);
+      if (seen == nullptr || first_mark(seen, item)) keep.push(item);
+    } else if (counts != nullptr) {
+      atomicAdd(&counts[item - masters], 1u);
     } else {
       flags[item - masters] = 1u;
     }
   }
 }
 
-/// Pushes the masters that other parts flagged (pushed as their mirrors).
+/// Pushes the masters that other parts pushed as their mirrors: once each where `seen` is
+/// given (flagged, and not yet in the list), or as often as `counts` says.
 template <class Unused = void>
-__global__ void receive_kernel(Worklist wl, const uint8_t* flags, const uint32_t* rindex, uint64_t n) {
+__global__ void receive_kernel(Worklist wl, const uint8_t* flags, const uint32_t* counts, uint32_t* seen,
+                               const uint32_t* rindex, uint64_t n) {
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < n;
        i += uint64_t(gridDim.x) * blockDim.x) {
-    if (flags[i] != 0u) wl.push(rindex[i]);
+    if (counts != nullptr) {
+      for (uint32_t c = counts[i]; c != 0u; --c) wl.push(rindex[i]);
+    } else if (flags[i] != 0u && (seen == nullptr || first_mark(seen, rindex[i]))) {
+      wl.push(rindex[i]);
+    }
   }
 }
 
@@ -473,13 +602,20 @@ class Part {
   }
 
   /// After a kernel wrote `a`: its mirrors merged into their masters by `merge`, then
-  /// (except for Sum) the masters copied to their mirrors (a collective).
+  /// (except for Sum) the masters copied back to their mirrors (a collective). Where a pair
+  /// of parts shares many mirrors (kTrackedBytes), only the copies that changed are sent
+  /// (update tracking, `send_changed`); otherwise every mirror, each time.
   template <class T>
   void exchange(DeviceArray<T>& a, Merge merge) {
     if (parts() == 1 || merge == Merge::None) return;
     begin_timing();
     T* prop = a.data();
-    T* sent = reinterpret_cast<T*>(shadow(a.data(), recv_total_ * sizeof(T)));
+    T* sent = reinterpret_cast<T*>(shadow(sent_, a.data(), recv_total_ * sizeof(T)));
+    if (tracked(sizeof(T))) {
+      exchange_tracked(prop, sent, merge);
+      end_timing();
+      return;
+    }
     const ncclComm_t comm = c_.comm(rank_);
     if (merge != Merge::Copy) {
       T* in = reinterpret_cast<T*>(scratch(recv_total_ * sizeof(T)));
@@ -523,42 +659,76 @@ class Part {
   }
 
   /// After kernel `kernel` pushed to `wl`: the items that are other parts' masters (pushed
-  /// here as mirrors) leave `wl` and are pushed to their owners' `wl` (a collective).
-  void deliver(HostWorklist& wl, const char* kernel) {
-    if (parts() == 1) return;
+  /// here as mirrors) leave `wl` and are pushed to their owners' `wl` (a collective). With
+  /// Delivery::Once each master is in the list at most once afterwards (its own pushes and
+  /// every other part's merged); with Counted as often as all parts pushed it.
+  void deliver(HostWorklist& wl, Delivery delivery, const char* kernel) {
+    // One part: nothing to send, but Once still drops the list's repeated items.
+    if (parts() == 1 && delivery == Delivery::Counted) return;
     begin_timing();
+    const bool once = delivery == Delivery::Once;
+    uint32_t* seen = nullptr;
+    if (once) {
+      const uint64_t words = (static_cast<uint64_t>(masters_) + 31) / 32;
+      if (seen_.size() != words) {
+        seen_ = DeviceArray<uint32_t>(words);
+        seen_.zero(0);
+      }
+      seen = seen_.data();
+    } else if (counts_.size() != mirror_ids_.size() || rcounts_.size() != recv_total_) {
+      counts_ = DeviceArray<uint32_t>(mirror_ids_.size());
+      counts_.zero(0);
+      rcounts_ = DeviceArray<uint32_t>(recv_total_);
+    }
+    uint32_t* counts = once ? nullptr : counts_.data();
     const uint32_t n = wl.size();
     if (n != 0) {
       if (keep_.capacity() != wl.capacity()) keep_ = HostWorklist(wl.capacity());
       keep_.clear();
-      detail::split_kernel<><<<detail::grid_for(n), 256>>>(wl.view(), keep_.view(), flags_.data(), masters_, n);
+      detail::split_kernel<><<<detail::grid_for(n), 256>>>(wl.view(), keep_.view(), flags_.data(), counts, seen,
+                                                           masters_, n);
       IRGL_CHECK_LAUNCH("irgl::detail::split_kernel");
       wl.swap(keep_);
     }
-    const ncclComm_t comm = c_.comm(rank_);
-    IRGL_NCCL_CHECK(ncclGroupStart());
-    for (int q = 0; q < parts(); ++q) {
-      if (q == rank_) continue;
-      if (send_cnt_[q] != 0)
-        IRGL_NCCL_CHECK(ncclSend(flags_.data() + send_off_[q], send_cnt_[q], ncclUint8, q, comm, 0));
-      if (recv_cnt_[q] != 0)
-        IRGL_NCCL_CHECK(ncclRecv(rflags_.data() + recv_off_[q], recv_cnt_[q], ncclUint8, q, comm, 0));
+    // A flag per mirror, or a 32-bit count.
+    uint8_t* out = once ? flags_.data() : reinterpret_cast<uint8_t*>(counts_.data());
+    uint8_t* in = once ? rflags_.data() : reinterpret_cast<uint8_t*>(rcounts_.data());
+    const uint64_t unit = once ? 1 : sizeof(uint32_t);
+    if (parts() > 1) {
+      const ncclComm_t comm = c_.comm(rank_);
+      IRGL_NCCL_CHECK(ncclGroupStart());
+      for (int q = 0; q < parts(); ++q) {
+        if (q == rank_) continue;
+        if (send_cnt_[q] != 0)
+          IRGL_NCCL_CHECK(ncclSend(out + send_off_[q] * unit, send_cnt_[q] * unit, ncclUint8, q, comm, 0));
+        if (recv_cnt_[q] != 0)
+          IRGL_NCCL_CHECK(ncclRecv(in + recv_off_[q] * unit, recv_cnt_[q] * unit, ncclUint8, q, comm, 0));
+      }
+      IRGL_NCCL_CHECK(ncclGroupEnd());
+      bytes_ += mirror_ids_.size() * unit;
     }
-    IRGL_NCCL_CHECK(ncclGroupEnd());
-    bytes_ += mirror_ids_.size();
-    flags_.zero(0);
+    if (once) {
+      flags_.zero(0);
+    } else {
+      counts_.zero(0);
+    }
     if (recv_total_ != 0) {
-      detail::receive_kernel<><<<detail::grid_for(recv_total_), 256>>>(wl.view(), rflags_.data(), rindex_.data(), recv_total_);
+      detail::receive_kernel<><<<detail::grid_for(recv_total_), 256>>>(
+          wl.view(), once ? rflags_.data() : nullptr, once ? nullptr : rcounts_.data(), seen, rindex_.data(), recv_total_);
       IRGL_CHECK_LAUNCH("irgl::detail::receive_kernel");
     }
+    if (once) seen_.zero(0);
     end_timing();
     wl.check_overflow(kernel);
   }
 
   /// Before a run: the copies last sent zero (as the properties), no flags, no statistics.
   void reset() {
-    for (auto& s : shadows_) s.second.zero(0);
+    for (auto& s : sent_) s.second.zero(0);
+    for (auto& s : last_) s.second.zero(0);
     flags_.zero(0);
+    counts_.zero(0);
+    seen_.zero(0);
     bytes_ = 0;
     calls_ = 0;
     pending_.clear();
@@ -578,6 +748,10 @@ class Part {
     for (double x : c_.all_gather(rank_, ms)) most = std::max(most, x);
     return most;
   }
+  /// Update tracking from this many bytes of a property's mirrors that a pair of parts shares
+  /// (kTrackedBytes by default; 0: always; tests use it). Every part must be given the same.
+  void track_from(uint64_t bytes) { tracked_bytes_ = bytes; }
+
   /// The bytes this part sent in the run's exchanges, their number, and their GPU time.
   uint64_t bytes_sent() const { return bytes_; }
   uint64_t exchanges() const { return calls_; }
@@ -634,18 +808,163 @@ class Part {
     recv_cnt_ = std::move(plan.recv_cnt);
     recv_total_ = plan.rindex.size();
     rindex_ = DeviceArray<uint32_t>(plan.rindex);
+    uint64_t largest = 0;
+    for (uint64_t c : send_cnt_) largest = std::max(largest, c);
+    for (uint64_t c : c_.all_gather(rank_, largest)) largest_range_ = std::max(largest_range_, c);
+    changed_ = DeviceArray<unsigned long long>(static_cast<size_t>(parts()));
+    connect();
     mirror_ids_dev_ = DeviceArray<uint32_t>(mirror_ids_);
     flags_ = DeviceArray<uint8_t>(mirror_ids_.size());
     flags_.zero(0);
     rflags_ = DeviceArray<uint8_t>(recv_total_);
   }
 
-  /// The copies of `prop`'s masters last sent to the other parts (zero at first, as the
-  /// properties are).
-  uint8_t* shadow(const void* prop, size_t bytes) {
-    auto it = shadows_.find(prop);
-    if (it == shadows_.end()) {
-      it = shadows_.emplace(prop, DeviceArray<uint8_t>(bytes)).first;
+  /// A byte to and from every other part: NCCL connects a pair of GPUs at their first
+  /// send, tens of milliseconds each, which would otherwise fall in the first run's time.
+  void connect() {
+    if (parts() == 1) return;
+    DeviceArray<uint8_t> byte(static_cast<size_t>(2 * parts()));
+    const ncclComm_t comm = c_.comm(rank_);
+    IRGL_NCCL_CHECK(ncclGroupStart());
+    for (int q = 0; q < parts(); ++q) {
+      if (q == rank_) continue;
+      IRGL_NCCL_CHECK(ncclSend(byte.data() + q, 1, ncclUint8, q, comm, 0));
+      IRGL_NCCL_CHECK(ncclRecv(byte.data() + parts() + q, 1, ncclUint8, q, comm, 0));
+    }
+    IRGL_NCCL_CHECK(ncclGroupEnd());
+    IRGL_CHECK(cudaStreamSynchronize(0));
+  }
+
+  /// Pairs of parts that share this many bytes of a property's mirrors or more send only the
+  /// copies that changed; below it a whole range costs about what counting them does.
+  static constexpr uint64_t kTrackedBytes = 1ull << 20;
+  /// A received range that came whole (send_changed).
+  static constexpr uint64_t kWhole = ~0ull;
+
+  bool tracked(size_t element_bytes) const { return largest_range_ * element_bytes >= tracked_bytes_; }
+
+  /// exchange() with update tracking: the mirrors that changed since the last exchange (for
+  /// a sum, the nonzero ones) go to their owners and are merged; then the masters that changed
+  /// since they were last sent go to their mirrors.
+  template <class T>
+  void exchange_tracked(T* prop, T* sent, Merge merge) {
+    const uint64_t mirrors = mirror_ids_.size();
+    T* last = reinterpret_cast<T*>(shadow(last_, prop, mirrors * sizeof(T)));
+    const uint64_t most = std::max<uint64_t>(mirrors, recv_total_);
+    const size_t idx_bytes = (most * sizeof(uint32_t) + 15) / 16 * 16;
+    const size_t val_bytes = (most * sizeof(T) + 15) / 16 * 16;
+    if (pairs_.size() < 2 * (idx_bytes + val_bytes)) pairs_ = DeviceArray<uint8_t>(2 * (idx_bytes + val_bytes));
+    uint32_t* out_idx = reinterpret_cast<uint32_t*>(pairs_.data());
+    T* out_val = reinterpret_cast<T*>(pairs_.data() + idx_bytes);
+    uint32_t* in_idx = reinterpret_cast<uint32_t*>(pairs_.data() + idx_bytes + val_bytes);
+    T* in_val = reinterpret_cast<T*>(pairs_.data() + 2 * idx_bytes + val_bytes);
+    if (merge != Merge::Copy) {
+      T* in = reinterpret_cast<T*>(scratch(recv_total_ * sizeof(T)));
+      const std::vector<uint64_t> got =
+          send_changed<T>(prop + masters_, nullptr, merge == Merge::Sum ? nullptr : last, false, send_off_,
+                          send_cnt_, prop + masters_, recv_off_, recv_cnt_, in, out_idx, out_val, in_idx, in_val);
+      for (int q = 0; q < parts(); ++q) {
+        if (q == rank_ || recv_cnt_[q] == 0) continue;
+        const uint64_t o = recv_off_[q];
+        if (got[q] == kWhole) {
+          detail::merge_kernel<T><<<detail::grid_for(recv_cnt_[q]), 256>>>(prop, in + o, sent + o, rindex_.data() + o,
+                                                                           recv_cnt_[q], merge);
+          IRGL_CHECK_LAUNCH("irgl::detail::merge_kernel");
+        } else if (got[q] != 0) {
+          detail::merge_pairs_kernel<T><<<detail::grid_for(got[q]), 256>>>(prop, rindex_.data() + o, in_idx + o,
+                                                                           in_val + o, got[q], merge);
+          IRGL_CHECK_LAUNCH("irgl::detail::merge_pairs_kernel");
+        }
+      }
+      if (merge == Merge::Sum) {
+        // A mirror holds this GPU's additions since the last exchange.
+        if (mirrors != 0) IRGL_CHECK(cudaMemsetAsync(prop + masters_, 0, mirrors * sizeof(T), 0));
+        return;
+      }
+    }
+    const std::vector<uint64_t> got = send_changed<T>(prop, rindex_.data(), sent, true, recv_off_, recv_cnt_, sent,
+                                                      send_off_, send_cnt_, prop + masters_, out_idx, out_val,
+                                                      in_idx, in_val);
+    for (int q = 0; q < parts(); ++q) {
+      if (q == rank_ || send_cnt_[q] == 0) continue;
+      const uint64_t o = send_off_[q];
+      if (got[q] == kWhole) {
+        IRGL_CHECK(cudaMemcpyAsync(last + o, prop + masters_ + o, send_cnt_[q] * sizeof(T), cudaMemcpyDeviceToDevice, 0));
+      } else if (got[q] != 0) {
+        detail::store_pairs_kernel<T><<<detail::grid_for(got[q]), 256>>>(prop + masters_ + o, last + o, in_idx + o,
+                                                                         in_val + o, got[q]);
+        IRGL_CHECK_LAUNCH("irgl::detail::store_pairs_kernel");
+      }
+    }
+  }
+
+  /// One step of a tracked exchange. For each other part q, the entries of my range for it
+  /// ([off[q], off[q] + cnt[q]) of `values`, read through `rindex` where given) that differ
+  /// from `last` are compacted into (position in the range, value) pairs at out_idx/out_val +
+  /// off[q]; after an all-to-all of their numbers, each pair of parts sends those pairs, or
+  /// the whole range (`dense + off[q]`) where that is fewer bytes, and receives the same for
+  /// its range from q ([roff[q], roff[q] + rcnt[q])): pairs at in_idx/in_val + roff[q], a
+  /// whole range at `dense_in + roff[q]`. Returns the pairs received from each part, kWhole
+  /// for a whole range.
+  template <class T>
+  std::vector<uint64_t> send_changed(const T* values, const uint32_t* rindex, T* last, bool update_last,
+                                     const std::vector<uint64_t>& off, const std::vector<uint64_t>& cnt,
+                                     const T* dense, const std::vector<uint64_t>& roff,
+                                     const std::vector<uint64_t>& rcnt, T* dense_in, uint32_t* out_idx, T* out_val,
+                                     uint32_t* in_idx, T* in_val) {
+    auto as_pairs = [](uint64_t pairs, uint64_t range) {
+      return pairs * (sizeof(uint32_t) + sizeof(T)) < range * sizeof(T);
+    };
+    changed_.zero(0);
+    for (int q = 0; q < parts(); ++q) {
+      if (q == rank_ || cnt[q] == 0) continue;
+      const uint64_t o = off[q];
+      detail::compact_kernel<T><<<detail::grid_for(cnt[q]), 256>>>(
+          rindex != nullptr ? values : values + o, rindex != nullptr ? rindex + o : nullptr,
+          last != nullptr ? last + o : nullptr, update_last, cnt[q], out_idx + o, out_val + o, changed_.data() + q);
+      IRGL_CHECK_LAUNCH("irgl::detail::compact_kernel");
+    }
+    std::vector<unsigned long long> counted(static_cast<size_t>(parts()));
+    changed_.download(counted.data(), counted.size());
+    const std::vector<uint64_t> to(counted.begin(), counted.end());
+    const std::vector<uint64_t> from = c_.all_to_all(rank_, to);
+    std::vector<uint64_t> got(static_cast<size_t>(parts()), 0);
+    const ncclComm_t comm = c_.comm(rank_);
+    IRGL_NCCL_CHECK(ncclGroupStart());
+    for (int q = 0; q < parts(); ++q) {
+      if (q == rank_) continue;
+      if (cnt[q] != 0) {
+        if (!as_pairs(to[q], cnt[q])) {
+          IRGL_NCCL_CHECK(ncclSend(dense + off[q], cnt[q] * sizeof(T), ncclUint8, q, comm, 0));
+          bytes_ += cnt[q] * sizeof(T);
+        } else if (to[q] != 0) {
+          IRGL_NCCL_CHECK(ncclSend(out_idx + off[q], to[q] * sizeof(uint32_t), ncclUint8, q, comm, 0));
+          IRGL_NCCL_CHECK(ncclSend(out_val + off[q], to[q] * sizeof(T), ncclUint8, q, comm, 0));
+          bytes_ += to[q] * (sizeof(uint32_t) + sizeof(T));
+        }
+      }
+      if (rcnt[q] != 0) {
+        if (!as_pairs(from[q], rcnt[q])) {
+          IRGL_NCCL_CHECK(ncclRecv(dense_in + roff[q], rcnt[q] * sizeof(T), ncclUint8, q, comm, 0));
+          got[q] = kWhole;
+        } else if (from[q] != 0) {
+          IRGL_NCCL_CHECK(ncclRecv(in_idx + roff[q], from[q] * sizeof(uint32_t), ncclUint8, q, comm, 0));
+          IRGL_NCCL_CHECK(ncclRecv(in_val + roff[q], from[q] * sizeof(T), ncclUint8, q, comm, 0));
+          got[q] = from[q];
+        }
+      }
+    }
+    IRGL_NCCL_CHECK(ncclGroupEnd());
+    return got;
+  }
+
+  /// The copies of `prop` kept in `shadows` (sent_: its masters' values last sent to the
+  /// other parts; last_: its mirrors' values last received), zero at first as the properties
+  /// are.
+  uint8_t* shadow(std::unordered_map<const void*, DeviceArray<uint8_t>>& shadows, const void* prop, size_t bytes) {
+    auto it = shadows.find(prop);
+    if (it == shadows.end()) {
+      it = shadows.emplace(prop, DeviceArray<uint8_t>(bytes)).first;
       it->second.zero(0);
     }
     return it->second.data();
@@ -678,7 +997,15 @@ class Part {
   uint64_t recv_total_ = 0;
   DeviceArray<uint32_t> rindex_, mirror_ids_dev_;
   DeviceArray<uint8_t> flags_, rflags_, scratch_;
-  std::unordered_map<const void*, DeviceArray<uint8_t>> shadows_;
+  DeviceArray<uint32_t> counts_, rcounts_;  // Delivery::Counted: pushes per mirror, sent and received
+  DeviceArray<uint32_t> seen_;              // Delivery::Once: a bit per master already in the list
+  // Per property: the masters' values last sent to each remote mirror (sent_), and each
+  // mirror's value last received (last_, update tracking only).
+  std::unordered_map<const void*, DeviceArray<uint8_t>> sent_, last_;
+  DeviceArray<unsigned long long> changed_;  // update tracking: the pairs compacted for each part
+  DeviceArray<uint8_t> pairs_;               // update tracking: pairs to send and received
+  uint64_t largest_range_ = 0;               // the most mirrors any pair of parts shares
+  uint64_t tracked_bytes_ = kTrackedBytes;
   HostWorklist keep_;
   uint64_t bytes_ = 0, calls_ = 0;
   std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_, pending_;
