@@ -3,6 +3,7 @@
 // computed on the host. The exchanges need two GPUs or more; with one, the single part is
 // checked (its graph is the whole graph) and the exchange tests say they were skipped.
 // irgl-test: nccl
+// irgl-test: edge64 (also built with 64-bit edge indices: the parts of a graph past 2^32 - 1 edges)
 // irgl-test: no-sanitizer (NCCL's own kernels and threads are outside what the runtime tests check)
 #include <irgl/runtime.cuh>
 #include <irgl/multi.cuh>

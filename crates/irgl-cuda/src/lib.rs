@@ -176,7 +176,8 @@ struct ProgramTemplate {
     worklists: bool,
     /// Some kernel retries or respawns: the host also allocates the retry list.
     retry_list: bool,
-    /// Device bytes per worklist item: 4 a list, 8 for the asynchronous task queue.
+    /// Device bytes per worklist item: 4 a list (and 4 for Part::deliver's list with
+    /// `multi`), 8 for the asynchronous task queue.
     worklist_bytes: u32,
     /// Built to run partitioned over several GPUs (`--multi-gpu`): a host thread and a
     /// `Host` per GPU over its part (`irgl::Part`).
@@ -275,7 +276,9 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),
         worklists,
         retry_list,
-        worklist_bytes: 4 * (2 + u32::from(retry_list)) * u32::from(worklists)
+        // Several GPUs: Part::deliver keeps a list of the same capacity, to split the
+        // pushes of other GPUs' nodes from the list.
+        worklist_bytes: 4 * (2 + u32::from(retry_list) + u32::from(multi)) * u32::from(worklists)
             + 8 * u32::from(asynchronous),
         multi,
     };
