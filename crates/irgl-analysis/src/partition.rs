@@ -540,7 +540,7 @@ fn pops_items(body: &Body) -> bool {
 /// from what it reads, and its pushes; it may not add (to a property or a global, or
 /// `op=`), nor store or update a property with a value computed from the property itself at
 /// the same place (`x[n] = x[n] + 1`), nor store an atomic's old value (each pass gets another).
-fn repeat_changes(m: &Module, k: &Kernel) -> Option<String> {
+pub fn repeat_changes(m: &Module, k: &Kernel) -> Option<String> {
     let body = &k.body;
     if !pops_items(body) {
         return None;

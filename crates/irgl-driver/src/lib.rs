@@ -273,6 +273,10 @@ pub fn optimize(
     trace.step("backoff_retries", t, m);
 
     let t = Instant::now();
+    irgl_opt::drop_repeats(m, config)?;
+    trace.step("drop_repeats", t, m);
+
+    let t = Instant::now();
     irgl_opt::unroll_pipes(m, config)?;
     trace.step("unroll_pipes", t, m);
 

@@ -27,7 +27,8 @@
 //!   retries (conflicting items hold a striding block back; the hardware hands fresh blocks to
 //!   free multiprocessors).
 //! - Not chosen at any level: asynchronous kernels, retry backoff and Pipe unrolling (each is
-//!   faster on some graphs and slower on others; `irglc tune` finds them per graph).
+//!   faster on some graphs and slower on others; `irglc tune` finds them per graph), and
+//!   dropping repeated pops (`drop_repeats`: not measured yet).
 //!
 //! **What it assumes.** `m` is the program as lowered (before any pass). Flags given with a
 //! level override its choices (`OptConfig::apply_args`).

@@ -39,6 +39,8 @@ pub struct OptConfig {
     pub pipe_unroll: u32,
     /// Retry backoff: how the rounds over conflict-heavy retry worklists hand out items.
     pub retry_backoff: BackoffConfig,
+    /// Worklist kernels that pop each node at most once per round (`drop_repeats`).
+    pub drop_repeats: KernelSet,
     /// Check every index of a property element in kernels (off: only `main`'s and local
     /// arrays' indices are checked); a violation ends the program naming the kernel, the
     /// property and the index.
@@ -69,6 +71,7 @@ impl Default for OptConfig {
             async_local: false,
             pipe_unroll: 1,
             retry_backoff: BackoffConfig::default(),
+            drop_repeats: KernelSet::None,
             check_indices: false,
             wide_edges: false,
             adapt: AdaptConfig::default(),
@@ -595,6 +598,12 @@ impl OptConfig {
                     self.asynchronous
                 ));
             }
+            if self.drop_repeats != KernelSet::None {
+                errors.push(format!(
+                    "--drop-repeats {}: does not apply with --multi-gpu on: a partitioned run already delivers each node once per round where a second pass over it does nothing more (use --drop-repeats none)",
+                    self.drop_repeats
+                ));
+            }
         }
         if errors.is_empty() {
             Ok(())
@@ -701,6 +710,10 @@ impl OptConfig {
             args.push("--serial-efficiency".to_string());
             args.push(self.adapt.serial_efficiency.to_string());
         }
+        if self.drop_repeats != KernelSet::None {
+            args.push("--drop-repeats".to_string());
+            args.push(self.drop_repeats.to_string());
+        }
         if self.multi_gpu {
             args.push("--multi-gpu".to_string());
             args.push("on".to_string());
@@ -765,6 +778,9 @@ impl OptConfig {
                 }
                 "--async" => {
                     c.asynchronous = KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--drop-repeats" => {
+                    c.drop_repeats = KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--retry-backoff" => {
                     c.retry_backoff.kernels =

@@ -11,6 +11,7 @@ pub mod aggregate_pushes;
 pub mod backoff_retries;
 pub mod choose_options;
 pub mod config;
+pub mod drop_repeats;
 pub mod outline_iterations;
 pub mod run_asynchronously;
 pub mod schedule_nested_loops;
@@ -23,6 +24,7 @@ pub use config::{
     AdaptConfig, AggregateConfig, AggregateLevel, BackoffConfig, BackoffRounds, KernelSet,
     NestedConfig, OptConfig, OutlineConfig, ScheduleSpec,
 };
+pub use drop_repeats::drop_repeats;
 pub use outline_iterations::outline_iterations;
 pub use run_asynchronously::run_asynchronously;
 pub use schedule_nested_loops::schedule_nested_loops;
