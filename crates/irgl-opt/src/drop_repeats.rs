@@ -86,15 +86,6 @@ pub fn drop_repeats(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagno
     Ok(())
 }
 
-/// The kernels that it applies to (those `--drop-repeats all` chooses).
-pub fn candidates(m: &Module) -> Vec<KernelId> {
-    m.kernels
-        .iter()
-        .filter(|(id, _)| first_pop(m, *id).is_ok())
-        .map(|(id, _)| id)
-        .collect()
-}
-
 /// The kernel's outer worklist `ForAll` and the position in its body of the `let` of the
 /// popped node, or why dropping repeats does not apply.
 fn first_pop(m: &Module, k: KernelId) -> Result<(StmtId, usize), String> {
