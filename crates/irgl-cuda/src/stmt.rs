@@ -17,8 +17,9 @@ pub(crate) enum ContinueAs {
     Continue,
     /// Inside a `do { } while (0)` that stands for the rest of an iteration: `break;`.
     Break,
-    /// Inside a loop whose step is not one expression: `goto label;`.
-    Goto(String),
+    /// Inside a loop whose step is not one expression: `goto label;` (`used`: whether one
+    /// was written, so that the label is only written where a jump reaches it).
+    Goto { label: String, used: bool },
 }
 
 /// Writes the statements of one body.
@@ -226,10 +227,13 @@ impl<'a> Emitter<'a> {
                     Some(Some(top)) => *top = top.join(pending),
                     _ => self.flush(),
                 }
-                let text = match self.continues.last() {
+                let text = match self.continues.last_mut() {
                     Some(ContinueAs::Continue) => "continue;".to_string(),
                     Some(ContinueAs::Break) => "break;".to_string(),
-                    Some(ContinueAs::Goto(label)) => format!("goto {label};"),
+                    Some(ContinueAs::Goto { label, used }) => {
+                        *used = true;
+                        format!("goto {label};")
+                    }
                     None => panic!("Continue outside any loop: the IR verifier rejects it"),
                 };
                 self.w.line(text);
@@ -442,13 +446,17 @@ impl<'a> Emitter<'a> {
                     "while ({}) {{",
                     cond.unwrap_or_else(|| "true".into())
                 ));
-                self.continues.push(ContinueAs::Goto(label.clone()));
+                self.continues.push(ContinueAs::Goto {
+                    label: label.clone(),
+                    used: false,
+                });
                 self.block_trips.push(false);
                 // Its own scope: the jump to the label must not skip a declaration.
                 self.braced("", &l.body);
                 self.block_trips.pop();
-                self.continues.pop();
-                self.w.line(format!("{label}:;"));
+                if let Some(ContinueAs::Goto { used: true, .. }) = self.continues.pop() {
+                    self.w.line(format!("{label}:;"));
+                }
                 self.join_continues();
                 self.block(&l.step);
                 self.loop_back(head);

@@ -170,6 +170,31 @@ fn a_clear_joins_a_barrier_only_across_straight_line_code() {
 }
 
 #[test]
+fn a_counted_loop_in_a_control_kernel_has_a_label_only_where_a_continue_jumps() {
+    // A `for` in an outlined `main` runs as a `while` with its step after the body: a
+    // `continue` jumps to the step by a label, which is written only where one does (an
+    // unused label is a warning, an error under -Werror).
+    let program = |body: &str| {
+        format!(
+            "graph g {{ node x: u32; }}\nKernel k(graph g, u32 r) {{ ForAll (n In g.nodes) {{ g.x[n] = r; }} }}\nmain {{ for (let r: u32 = 0; r < 4; r++) {{ {body} }} }}\n"
+        )
+    };
+    let config = common::config("--outline outer");
+    let plain = common::compile_text("for.irgl", &program("Invoke k(g, r);"), &config).cuda;
+    assert!(plain.contains("irgl_control0"), "{plain}");
+    assert!(!plain.contains("irgl_next_"), "{plain}");
+    let skips = program("if (r == 1) { continue; } Invoke k(g, r);");
+    let skips = common::compile_text("for.irgl", &skips, &config).cuda;
+    let label = skips.find("irgl_next_").expect("a label");
+    let name: String = skips[label..]
+        .chars()
+        .take_while(|c| *c != ';' && *c != ':')
+        .collect();
+    assert!(skips.contains(&format!("goto {name};")), "{skips}");
+    assert!(skips.contains(&format!("{name}:;")), "{skips}");
+}
+
+#[test]
 fn the_control_grid_is_an_option() {
     let bfs = common::compile(
         "programs/bfs.irgl",
