@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -56,6 +57,9 @@ std::vector<uint8_t> make_file(uint64_t version, uint64_t esz, uint64_t n, const
 const std::vector<uint64_t> kIndex = {2, 3, 3, 6, 7};
 const std::vector<uint32_t> kDst = {1, 2, 2, 0, 4, 1, 3};
 const std::vector<uint32_t> kData = {10, 20, 30, 40, 50, 60, 70};
+// As read: node 3's list sorted, its edge data with it.
+const std::vector<uint32_t> kDstSorted = {1, 2, 2, 0, 1, 4, 3};
+const std::vector<uint32_t> kDataSorted = {10, 20, 30, 40, 60, 50, 70};
 
 bool load(const std::string& path, irgl::HostGraph& g, std::string& err) { return irgl::read_gr(path, g, err); }
 
@@ -85,8 +89,8 @@ TEST(valid_weighted_odd) {
   EXPECT_EQ(g.nedges, 7u);
   EXPECT(g.has_edge_data);
   EXPECT((g.row_start == std::vector<irgl::edge_t>{0, 2, 3, 3, 6, 7}));
-  EXPECT(g.edge_dst == kDst);
-  EXPECT(g.edge_data == kData);
+  EXPECT(g.edge_dst == kDstSorted);
+  EXPECT(g.edge_data == kDataSorted);
   // write_gr produces the same bytes.
   const std::string q = tmp_path("rewrite");
   EXPECT(irgl::write_gr(q, g, err));
@@ -106,7 +110,7 @@ TEST(valid_unweighted_with_and_without_padding) {
     EXPECT(load(p, g, err));
     EXPECT(!g.has_edge_data);
     EXPECT(g.edge_data.empty());
-    EXPECT(g.edge_dst == kDst);
+    EXPECT(g.edge_dst == kDstSorted);
     std::remove(p.c_str());
   }
   // Even E, and an empty graph.
@@ -121,6 +125,42 @@ TEST(valid_unweighted_with_and_without_padding) {
   EXPECT_EQ(g.nnodes, 0u);
   EXPECT_EQ(g.row_start.size(), size_t(1));
   std::remove(p.c_str());
+}
+
+TEST(lists_sorted_on_reading) {
+  // Lists in every order, ties included, long enough to take every core: each comes back
+  // sorted by destination with its edge data beside it; sorted lists and ties stay as they were.
+  const uint64_t n = 1u << 16, per = 24;
+  std::vector<uint64_t> index;
+  std::vector<uint32_t> dst, data;
+  for (uint64_t u = 0; u < n; ++u) {
+    for (uint64_t i = 0; i < per; ++i) {
+      const uint32_t v = u % 3 == 0 ? static_cast<uint32_t>(i) : static_cast<uint32_t>((u * 7919 + i * 104729) % 50);
+      dst.push_back(v);
+      data.push_back(static_cast<uint32_t>(u * per + i));
+    }
+    index.push_back(dst.size());
+  }
+  const std::string p = tmp_path("unsorted");
+  write_bytes(p, make_file(1, 4, n, index, dst, data, true));
+  irgl::HostGraph g;
+  std::string err;
+  EXPECT(load(p, g, err));
+  std::remove(p.c_str());
+  for (uint64_t u = 0; u < n; ++u) {
+    const uint64_t b = u * per;
+    std::vector<std::pair<uint32_t, uint32_t>> want;
+    for (uint64_t i = 0; i < per; ++i) want.emplace_back(dst[b + i], data[b + i]);
+    std::stable_sort(want.begin(), want.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (uint64_t i = 0; i < per; ++i) {
+      if (g.edge_dst[b + i] != want[i].first || g.edge_data[b + i] != want[i].second) {
+        std::printf("     node %llu, edge %llu: (%u, %u), expected (%u, %u)\n", (unsigned long long)u,
+                    (unsigned long long)i, g.edge_dst[b + i], g.edge_data[b + i], want[i].first, want[i].second);
+        EXPECT(false);
+        return;
+      }
+    }
+  }
 }
 
 TEST(truncated) {
@@ -334,6 +374,7 @@ int main(int argc, char** argv) {
   }
   RUN(valid_weighted_odd);
   RUN(valid_unweighted_with_and_without_padding);
+  RUN(lists_sorted_on_reading);
   RUN(truncated);
   RUN(truncated_header);
   RUN(dst_out_of_range);

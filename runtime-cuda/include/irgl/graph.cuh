@@ -38,6 +38,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -179,6 +180,31 @@ uint64_t first_bad(uint64_t n, Bad bad) {
   return first;
 }
 
+/// Sorts each node's list of `g` by destination (its edge data with it) where it is not
+/// sorted, on every core: programs may rely on sorted lists (docs/language.md), which every
+/// file irglc writes has, and a file from elsewhere may not. Ties keep their order.
+inline void sort_lists(HostGraph& g) {
+  const edge_t* rs = g.row_start.data();
+  uint32_t* dst = g.edge_dst.data();
+  uint32_t* data = g.has_edge_data ? g.edge_data.data() : nullptr;
+  parallel_ranges(g.nnodes, [&](uint64_t lo, uint64_t hi) {
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (uint64_t u = lo; u < hi; ++u) {
+      const edge_t b = rs[u], e = rs[u + 1];
+      if (std::is_sorted(dst + b, dst + e)) continue;
+      if (data == nullptr) {
+        std::stable_sort(dst + b, dst + e);
+        continue;
+      }
+      pairs.clear();
+      for (edge_t i = b; i < e; ++i) pairs.emplace_back(dst[i], data[i]);
+      std::stable_sort(pairs.begin(), pairs.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (edge_t i = b; i < e; ++i) dst[i] = pairs[i - b].first, data[i] = pairs[i - b].second;
+    }
+  });
+}
+
 }  // namespace detail
 
 /// Reads and validates a .gr file. Returns true and fills `g` on success;
@@ -315,6 +341,7 @@ inline bool read_gr(const std::string& path, HostGraph& g, std::string& error) {
       return false;
     }
   }
+  detail::sort_lists(g);
   return true;
 }
 
