@@ -53,7 +53,8 @@ fn o0_is_the_baseline_and_every_program_compiles_cleanly_at_every_level() {
 #[test]
 fn o2_chooses_from_the_program_not_its_name() {
     // bfs: nested edge loops and a worklist Iterate: tb+wp+fg, outlined on a grid that the
-    // graph chooses when the program runs.
+    // graph chooses when the program runs, and repeated pops dropped on dense graphs (its
+    // kernel does nothing more on a second pass over a node).
     let (c, chosen) = resolve(&program("programs/bfs.irgl"), &[]).unwrap();
     assert_eq!(chosen.level, OptLevel::O2);
     assert_eq!(
@@ -61,12 +62,13 @@ fn o2_chooses_from_the_program_not_its_name() {
         [
             "--nested tb+wp+fg",
             "--outline outer",
-            "--outline-grid auto"
+            "--outline-grid auto",
+            "--drop-repeats all"
         ]
     );
     assert_eq!(
         c.canonical(),
-        "-O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto"
+        "-O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
     );
     let cuda = common::compile("programs/bfs.irgl", &c).cuda;
     assert!(

@@ -26,9 +26,13 @@
 //! - `-O2`, the launch grid: one block per `BLOCK` items (`--grid items`) when a kernel
 //!   retries (conflicting items hold a striding block back; the hardware hands fresh blocks to
 //!   free multiprocessors).
+//! - `-O2`, repeated pops: every worklist kernel that `drop_repeats` applies to (its items
+//!   are nodes, and a second pass over one does nothing more) pops each node once per round
+//!   on graphs of mean degree 12 or more (`--drop-repeats-degree`), where a node is pushed
+//!   by many neighbours in a round and walks many edges again; on sparser graphs the test
+//!   costs more than the few repeats.
 //! - Not chosen at any level: asynchronous kernels, retry backoff and Pipe unrolling (each is
-//!   faster on some graphs and slower on others; `irglc tune` finds them per graph), and
-//!   dropping repeated pops (`drop_repeats`: not measured yet).
+//!   faster on some graphs and slower on others; `irglc tune` finds them per graph).
 //!
 //! **What it assumes.** `m` is the program as lowered (before any pass). Flags given with a
 //! level override its choices (`OptConfig::apply_args`).
@@ -39,7 +43,9 @@ use irgl_analysis::OutlineTree;
 use irgl_ir::*;
 
 use crate::aggregate_pushes::{AddSite, add_sites};
-use crate::config::{AdaptConfig, AggregateLevel, OptConfig, OutlineConfig, ScheduleSpec};
+use crate::config::{
+    AdaptConfig, AggregateLevel, KernelSet, OptConfig, OutlineConfig, ScheduleSpec,
+};
 use crate::schedule_nested_loops::{foralls, schedule_nested_loops};
 
 /// An optimization level (`-O0`, `-O1`, `-O2`).
@@ -121,12 +127,36 @@ pub fn choose_options(m: &Module, level: OptLevel) -> LevelChoices {
     if level >= OptLevel::O2 {
         choose_outlining(m, &mut config, &mut choices);
         choose_grid(m, &mut config, &mut choices);
+        choose_drop_repeats(m, &mut config, &mut choices);
     }
     LevelChoices {
         level,
         config,
         choices,
     }
+}
+
+/// Repeated pops: dropped in large rounds by every kernel it applies to.
+fn choose_drop_repeats(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
+    let kernels: Vec<&str> = m
+        .kernels
+        .iter()
+        .filter(|&(k, _)| crate::drop_repeats::applies(m, k).is_ok())
+        .map(|(_, kernel)| kernel.name.as_str())
+        .collect();
+    if kernels.is_empty() {
+        return;
+    }
+    config.drop_repeats = KernelSet::All;
+    choices.push(Choice {
+        flag: "--drop-repeats all".to_string(),
+        why: format!(
+            "{} pop{} nodes and a second pass over one does nothing more: each node runs once per round on graphs of mean degree {} or more (--drop-repeats-degree), where a node is pushed by many neighbours in a round",
+            kernels.join(", "),
+            if kernels.len() == 1 { "s" } else { "" },
+            config.drop_repeats_degree
+        ),
+    });
 }
 
 /// A nested loop too short to share: a constant range of at most this many iterations.

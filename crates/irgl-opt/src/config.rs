@@ -41,6 +41,9 @@ pub struct OptConfig {
     pub retry_backoff: BackoffConfig,
     /// Worklist kernels that pop each node at most once per round (`drop_repeats`).
     pub drop_repeats: KernelSet,
+    /// ... on graphs of at least this mean degree (edges per node; 0: every graph); on
+    /// sparser ones every copy runs (with `drop_repeats` only).
+    pub drop_repeats_degree: u32,
     /// Check every index of a property element in kernels (off: only `main`'s and local
     /// arrays' indices are checked); a violation ends the program naming the kernel, the
     /// property and the index.
@@ -72,6 +75,7 @@ impl Default for OptConfig {
             pipe_unroll: 1,
             retry_backoff: BackoffConfig::default(),
             drop_repeats: KernelSet::None,
+            drop_repeats_degree: DROP_REPEATS_DEGREE,
             check_indices: false,
             wide_edges: false,
             adapt: AdaptConfig::default(),
@@ -79,6 +83,12 @@ impl Default for OptConfig {
         }
     }
 }
+
+/// The default of `OptConfig::drop_repeats_degree`: on graphs of a lower mean degree every
+/// copy runs (docs/optimizations.md, *drop_repeats*: there a node has few neighbours to be
+/// pushed by in one round and few edges to walk again, and the test costs more than it
+/// saves).
+pub const DROP_REPEATS_DEGREE: u32 = 12;
 
 /// Run-time adaptation (`--adapt`): every kernel whose nested loops are scheduled also gets
 /// a version with serial nested loops, which the program launches instead on graphs of mean
@@ -585,6 +595,12 @@ impl OptConfig {
                 ));
             }
         }
+        if self.drop_repeats == KernelSet::None && self.drop_repeats_degree != DROP_REPEATS_DEGREE {
+            errors.push(format!(
+                "--drop-repeats-degree {}: applies only with --drop-repeats",
+                self.drop_repeats_degree
+            ));
+        }
         if self.multi_gpu {
             if self.outline != OutlineConfig::None {
                 errors.push(format!(
@@ -714,6 +730,10 @@ impl OptConfig {
             args.push("--drop-repeats".to_string());
             args.push(self.drop_repeats.to_string());
         }
+        if self.drop_repeats_degree != DROP_REPEATS_DEGREE {
+            args.push("--drop-repeats-degree".to_string());
+            args.push(self.drop_repeats_degree.to_string());
+        }
         if self.multi_gpu {
             args.push("--multi-gpu".to_string());
             args.push("on".to_string());
@@ -782,6 +802,7 @@ impl OptConfig {
                 "--drop-repeats" => {
                     c.drop_repeats = KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
+                "--drop-repeats-degree" => c.drop_repeats_degree = number()?,
                 "--retry-backoff" => {
                     c.retry_backoff.kernels =
                         KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
@@ -847,6 +868,9 @@ impl OptConfig {
             if !given("--async") {
                 c.asynchronous = KernelSet::None;
             }
+            if !given("--drop-repeats") {
+                c.drop_repeats = KernelSet::None;
+            }
         }
         let defaults = OptConfig::default();
         if c.outline == OutlineConfig::None && !given("--outline-grid") {
@@ -859,6 +883,9 @@ impl OptConfig {
             if !given("--async-local") {
                 c.async_local = defaults.async_local;
             }
+        }
+        if c.drop_repeats == KernelSet::None && !given("--drop-repeats-degree") {
+            c.drop_repeats_degree = defaults.drop_repeats_degree;
         }
         if !c.adapt.on {
             if !given("--serial-below-degree") {

@@ -15,17 +15,22 @@
 //!
 //! **What it does.** Gives the program a node property `irgl_popped` (the round in which
 //! each node was last popped, 0 before any) and the kernel a parameter `irgl_round`; wraps
-//! what follows the kernel's pop in `if (atomicExch(g.irgl_popped[n], irgl_round) !=
-//! irgl_round)`, so only the first copy of a node in a round runs it; and numbers the rounds
-//! in `main`: a local `irgl_rounds`, incremented before each launch of the kernel and passed
-//! to it. The properties are zeroed before each run, and the numbers restart with it. Before
-//! and after (`irglc emit ir programs/cc-lp.irgl --drop-repeats all`, abridged):
+//! what follows the kernel's pop in `if (irgl_round == 0 || atomicExch(g.irgl_popped[n],
+//! irgl_round) != irgl_round)`, so only the first copy of a node in a round runs it; and
+//! numbers the rounds in `main`: a local `irgl_rounds`, incremented before each launch of the
+//! kernel and passed to it, or 0 (drop nothing) on a graph of mean degree below
+//! `config.drop_repeats_degree` (a local `irgl_drop` set once the graph is loaded): there a
+//! node is pushed by few neighbours in a round and has few edges to walk again, and the
+//! test's atomic costs more than it saves (cc-lp on a grid: 1.5x slower with it). The
+//! properties are zeroed before each run, and the numbers restart with it. Before and after
+//! (`irglc emit ir programs/cc-lp.irgl --drop-repeats all --drop-repeats-degree 0`,
+//! abridged):
 //!
 //! ```text
 //! kernel k1 propagate(g) {             kernel k1 propagate(g, u32 irgl_round) {
 //!   forall wi in wl.in {                 forall wi in wl.in {
 //!     let n = pop(wi)                      let n = pop(wi)
-//!     ...                          ==>     if (atomicExch(irgl_popped[n], irgl_round) != irgl_round) {
+//!     ...                          ==>     if (irgl_round == 0 || atomicExch(irgl_popped[n], irgl_round) != irgl_round) {
 //!   }                                        ...
 //! }                                        }
 //!                                        }
@@ -34,6 +39,9 @@
 //!   launch k1 propagate()                irgl_rounds = irgl_rounds + 1
 //!                                        launch k1 propagate(irgl_rounds)
 //! ```
+//!
+//! With a threshold D (the default, 12) `main` starts with `let irgl_drop = u64(g.nedges) >=
+//! D * u64(g.nnodes)` and the launch passes `irgl_drop ? irgl_rounds : 0`.
 
 use irgl_diagnostics::Diagnostic;
 use irgl_ir::*;
@@ -77,13 +85,53 @@ pub fn drop_repeats(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagno
         Span::NONE,
     );
     host.block.insert(0, declare);
+    // Whether this graph drops repeats at all: its mean degree against the threshold.
+    let drop = (config.drop_repeats_degree > 0 && !m.graph.mesh).then(|| {
+        let host = &mut m.host;
+        let drop = host.add_local("irgl_drop", Ty::Bool, LocalKind::Temp, Span::NONE);
+        let size = |host: &mut Body, field: GraphField, ty: Ty| {
+            let e = host.add_expr(ExprKind::GraphSize(field), ty, Span::NONE);
+            host.add_expr(ExprKind::Cast(e), Ty::U64, Span::NONE)
+        };
+        let edges = size(host, GraphField::NEdges, Ty::Edge);
+        let nodes = size(host, GraphField::NNodes, Ty::U32);
+        let degree = host.add_expr(
+            ExprKind::Literal(Literal::Int(config.drop_repeats_degree.into())),
+            Ty::U64,
+            Span::NONE,
+        );
+        let least = host.add_expr(
+            ExprKind::Binary(BinaryOp::Mul, degree, nodes),
+            Ty::U64,
+            Span::NONE,
+        );
+        let dense = host.add_expr(
+            ExprKind::Binary(BinaryOp::Ge, edges, least),
+            Ty::Bool,
+            Span::NONE,
+        );
+        let declare = host.add_stmt(
+            StmtKind::Let {
+                local: drop,
+                init: Some(dense),
+            },
+            Span::NONE,
+        );
+        host.block.insert(1, declare);
+        drop
+    });
     for (k, (forall, at)) in chosen {
         guard_pop(&mut m.kernels[k], popped, forall, at);
         let mut block = std::mem::take(&mut m.host.block);
-        number_launches(&mut m.host, &mut block, k, rounds);
+        number_launches(&mut m.host, &mut block, k, rounds, drop);
         m.host.block = block;
     }
     Ok(())
+}
+
+/// Whether dropping repeats applies to kernel `k` of `m`, or why not.
+pub fn applies(m: &Module, k: KernelId) -> Result<(), String> {
+    first_pop(m, k).map(|_| ())
 }
 
 /// The kernel's outer worklist `ForAll` and the position in its body of the `let` of the
@@ -157,6 +205,15 @@ fn guard_pop(k: &mut Kernel, popped: PropId, forall: StmtId, at: usize) {
     );
     let again = body.add_expr(ExprKind::Local(round), Ty::U32, span);
     let first = body.add_expr(ExprKind::Binary(BinaryOp::Ne, exch, again), Ty::Bool, span);
+    // Round 0 drops nothing (a small round), and stamps nothing.
+    let off_round = body.add_expr(ExprKind::Local(round), Ty::U32, span);
+    let zero = body.add_expr(ExprKind::Literal(Literal::Int(0)), Ty::U32, span);
+    let off = body.add_expr(
+        ExprKind::Binary(BinaryOp::Eq, off_round, zero),
+        Ty::Bool,
+        span,
+    );
+    let first = body.add_expr(ExprKind::Binary(BinaryOp::Or, off, first), Ty::Bool, span);
     let rest: Block = block.split_off(at + 1);
     let guard = body.add_stmt(
         StmtKind::If {
@@ -173,8 +230,14 @@ fn guard_pop(k: &mut Kernel, popped: PropId, forall: StmtId, at: usize) {
 }
 
 /// Before each launch of `k` in `block` (nested blocks included): `rounds = rounds + 1`, and
-/// `rounds` passed as the launch's last argument.
-fn number_launches(host: &mut Body, block: &mut Block, k: KernelId, rounds: LocalId) {
+/// `rounds` passed as the launch's last argument, or 0 where `drop` is false.
+fn number_launches(
+    host: &mut Body,
+    block: &mut Block,
+    k: KernelId,
+    rounds: LocalId,
+    drop: Option<LocalId>,
+) {
     let mut i = 0;
     while i < block.len() {
         let s = block[i];
@@ -192,7 +255,20 @@ fn number_launches(host: &mut Body, block: &mut Block, k: KernelId, rounds: Loca
                 },
                 span,
             );
-            let arg = host.add_expr(ExprKind::Local(rounds), Ty::U32, span);
+            let mut arg = host.add_expr(ExprKind::Local(rounds), Ty::U32, span);
+            if let Some(drop) = drop {
+                let dense = host.add_expr(ExprKind::Local(drop), Ty::Bool, span);
+                let zero = host.add_expr(ExprKind::Literal(Literal::Int(0)), Ty::U32, span);
+                arg = host.add_expr(
+                    ExprKind::Select {
+                        cond: dense,
+                        then_expr: arg,
+                        else_expr: zero,
+                    },
+                    Ty::U32,
+                    span,
+                );
+            }
             if let StmtKind::Launch(l) = &mut host.stmts[s].kind {
                 l.args.push(arg);
             }
@@ -203,7 +279,7 @@ fn number_launches(host: &mut Body, block: &mut Block, k: KernelId, rounds: Loca
         // The statement's own blocks.
         let mut kind = std::mem::replace(&mut host.stmts[s].kind, StmtKind::Break);
         for b in visit::child_blocks_mut(&mut kind) {
-            number_launches(host, b, k, rounds);
+            number_launches(host, b, k, rounds, drop);
         }
         host.stmts[s].kind = kind;
         i += 1;

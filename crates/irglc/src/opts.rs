@@ -98,13 +98,19 @@ pub struct OptArgs {
     /// sends every push through the queue (`off`, the default).
     #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
     pub async_local: Option<bool>,
-    /// Worklist kernels that pop each node at most once per round: `none` (the default),
-    /// `all` (every kernel it applies to: its items are nodes, it runs in rounds, and a
-    /// second pass over an item does nothing more, as `irglc emit partition` judges) or a
-    /// list of kernels. The later copies of a node pushed several times in a round are
-    /// dropped at their pop (a stamp per node).
+    /// Worklist kernels that pop each node at most once per round: `none` (the default of
+    /// -O0 and -O1), `all` (every kernel it applies to: its items are nodes, it runs in
+    /// rounds, and a second pass over an item does nothing more, as `irglc emit partition`
+    /// judges; -O2 chooses it where one applies) or a list of kernels. The later copies of a
+    /// node pushed several times in a round are dropped at their pop (a stamp per node).
     #[arg(long, value_name = "KERNELS", value_parser = KernelSet::parse)]
     pub drop_repeats: Option<KernelSet>,
+    /// With --drop-repeats: repeats are dropped on graphs of at least this mean degree
+    /// (edges per node; default 12, 0: every graph), found when the program loads its graph;
+    /// on sparser graphs (roads, grids, paths) a node is pushed by few neighbours in a round
+    /// and has few edges to walk again, and every copy runs.
+    #[arg(long, value_name = "D")]
+    pub drop_repeats_degree: Option<u32>,
     /// Retry backoff: `none`, `all` (every kernel with a `Retry`) or a list of kernels. The
     /// rounds over such a kernel's retry worklist hand each thread a run of consecutive
     /// items (items that conflict lie close together there), and all of them to one thread
@@ -323,6 +329,9 @@ impl OptArgs {
         }
         if let Some(k) = &self.drop_repeats {
             flag("--drop-repeats", k.to_string());
+        }
+        if let Some(d) = self.drop_repeats_degree {
+            flag("--drop-repeats-degree", d.to_string());
         }
         if let Some(k) = &self.retry_backoff {
             flag("--retry-backoff", k.to_string());

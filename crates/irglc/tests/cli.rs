@@ -1018,7 +1018,7 @@ fn the_default_level_is_o2_and_its_header_rebuilds_the_same_file() {
     let options = text.lines().nth(1).unwrap();
     assert_eq!(
         options,
-        "// Options: -O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto"
+        "// Options: -O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
     );
     let again = dir.join("b.cu");
     let mut args = vec!["compile", "programs/bfs.irgl"];
