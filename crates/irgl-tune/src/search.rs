@@ -219,6 +219,7 @@ mod tests {
                     asynchronous: false,
                     async_local: false,
                     backoff: None,
+                    drop: false,
                 },
                 OutlineChoice {
                     nodes: OutlineConfig::Outer,
@@ -226,6 +227,7 @@ mod tests {
                     asynchronous: false,
                     async_local: false,
                     backoff: None,
+                    drop: false,
                 },
             ],
             block_sizes: vec![256],

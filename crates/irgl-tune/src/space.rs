@@ -41,8 +41,9 @@ impl Default for SpaceOptions {
 }
 
 /// How the rounds of the loops run: the nodes outlined and the grid of their control
-/// kernels, whether the kernels that can run asynchronously do (`--async all`), and the chunk
-/// of retry backoff (`--retry-backoff all`).
+/// kernels, whether the kernels that can run asynchronously do (`--async all`), the chunk
+/// of retry backoff (`--retry-backoff all`), and whether rounds drop repeated pops
+/// (`--drop-repeats all --drop-repeats-degree 0`: on the graph tuned on, whatever its degree).
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutlineChoice {
     pub nodes: OutlineConfig,
@@ -52,6 +53,8 @@ pub struct OutlineChoice {
     pub async_local: bool,
     /// Retry backoff of these launches (the default chunk and threshold).
     pub backoff: Option<BackoffRounds>,
+    /// Worklist kernels pop each node once per round, on every graph.
+    pub drop: bool,
 }
 
 /// The values of each option that can change a program's code.
@@ -137,6 +140,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         asynchronous: false,
         async_local: false,
         backoff: None,
+        drop: false,
     }];
     if nodes.is_empty() {
         fixed.push("outlining: no node of the outline tree can be outlined".to_string());
@@ -157,15 +161,34 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                     asynchronous: false,
                     async_local: false,
                     backoff: None,
+                    drop: false,
                 });
             }
         }
+    }
+    // Each of them again dropping repeated pops, where a kernel qualifies (asynchronous
+    // kernels have no rounds, so not with asynchrony).
+    let drops = m
+        .kernels
+        .iter()
+        .any(|(k, _)| irgl_opt::drop_repeats::applies(m, k).is_ok());
+    if drops {
+        let rounds = outlines.clone();
+        outlines.extend(rounds.iter().map(|o| OutlineChoice {
+            drop: true,
+            ..o.clone()
+        }));
+    } else {
+        fixed.push(
+            "repeated pops: no worklist kernel pops nodes that a second pass would leave as they are"
+                .to_string(),
+        );
     }
     // Each of them again with the asynchronous kernels, where some kernel can be one, with
     // and without continuations.
     let candidates = AsyncCandidates::build(m);
     if candidates.kernels.iter().any(|(_, v)| v.is_ok()) {
-        let rounds = outlines.clone();
+        let rounds: Vec<OutlineChoice> = outlines.iter().filter(|o| !o.drop).cloned().collect();
         for async_local in [false, true] {
             outlines.extend(rounds.iter().map(|o| OutlineChoice {
                 asynchronous: true,
@@ -245,6 +268,10 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
                         config.retry_backoff.kernels = KernelSet::All;
                         config.retry_backoff.rounds = rounds;
                     }
+                    if outline.drop {
+                        config.drop_repeats = KernelSet::All;
+                        config.drop_repeats_degree = 0;
+                    }
                     out.push(Variant {
                         name: name_of(&config),
                         config,
@@ -257,7 +284,7 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
 }
 
 /// `baseline`, or the schedule, `agg-LEVEL`, `async` or `async-local`, `backoff` (then `-all`
-/// for every launch, `-cN` for a chunk of N items), `outline` (`outline-r1` for a named node, then `-GRID`
+/// for every launch, `-cN` for a chunk of N items), `drop` (repeated pops dropped), `outline` (`outline-r1` for a named node, then `-GRID`
 /// for a grid other than the resident one) joined by `+`, and `-bN` for a block size other
 /// than the default.
 fn name_of(c: &OptConfig) -> String {
@@ -288,6 +315,9 @@ fn name_of(c: &OptConfig) -> String {
             part.push_str(&format!("-c{n}"));
         }
         parts.push(part);
+    }
+    if c.drop_repeats != KernelSet::None {
+        parts.push("drop".to_string());
     }
     match &c.outline {
         OutlineConfig::None => {}

@@ -257,16 +257,24 @@ fn tune_lists_the_variants() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first = stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 3 orchestration choices x 1 block size = 120 variants, "),
+        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 6 orchestration choices x 1 block size = 240 variants, "),
         "{first}"
     );
     assert!(stdout.contains("\noutline-sm "), "{stdout}");
     assert!(stdout.contains("\nbaseline "), "{stdout}");
     assert!(stdout.contains("same CUDA as agg-warp"), "{stdout}");
-    // A program with an asynchronous kernel: each orchestration choice also with --async all.
+    // Each orchestration choice again dropping repeated pops (on every graph).
+    assert!(stdout.contains("\ntb+wp+fg+drop+outline-sm "), "{stdout}");
+    assert!(
+        stdout.contains("--drop-repeats all --drop-repeats-degree 0"),
+        "{stdout}"
+    );
+    // A program with an asynchronous kernel: each orchestration choice also with --async all
+    // (not with dropped repeats: an asynchronous kernel has no rounds).
     let out = irglc(&["tune", "programs/sssp-wl.irgl", "--list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("x 9 orchestration choices x"), "{stdout}");
+    assert!(stdout.contains("x 12 orchestration choices x"), "{stdout}");
+    assert!(!stdout.contains("drop+async"), "{stdout}");
     assert!(stdout.contains("\nfg+async-local+outline-sm "), "{stdout}");
     assert!(stdout.contains("\ntb+fg+async+outline-sm "), "{stdout}");
     // Narrowed: two schedules, two block sizes, on a program without outline nodes (its
@@ -386,19 +394,19 @@ fn tune_builds_each_distinct_variant_once_into_the_cache() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("built 81 of 81 distinct programs for sm_90, 0 already built, 0 failed"),
+        stderr.contains("built 162 of 162 distinct programs for sm_90, 0 already built, 0 failed"),
         "{stderr}"
     );
     let exes = std::fs::read_dir(dir.join("cache/build"))
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_none())
         .count();
-    assert_eq!(exes, 81);
+    assert_eq!(exes, 162);
     // Again: everything is found built.
     let out = build("cache", "nvcc");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("built 0 of 81 distinct programs for sm_90, 81 already built"),
+        stderr.contains("built 0 of 162 distinct programs for sm_90, 162 already built"),
         "{stderr}"
     );
     // A compiler that fails: every variant reported and left out, and nothing to tune.
@@ -604,7 +612,8 @@ fn tune_searches_within_a_budget_and_resumes_from_the_cache() {
         )
     };
     // Greedy: the schedules first (fg wins; tb does not build, wp is wrong), then outlining
-    // and aggregation from fg, which lose; a second pass finds nothing new.
+    // (with and without dropped repeats) and aggregation from fg, which lose; a second pass
+    // finds nothing new.
     let (code, stdout, stderr) = tune(&["--search", "greedy"]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(
@@ -622,7 +631,7 @@ fn tune_searches_within_a_budget_and_resumes_from_the_cache() {
         .parse()
         .unwrap();
     assert!((5..20).contains(&measured), "{line}");
-    assert!(line.ends_with("of 20 distinct programs"), "{line}");
+    assert!(line.ends_with("of 40 distinct programs"), "{line}");
     // Only what was measured is in the results: not tb+outline, which greedy never reached.
     let csv = std::fs::read_to_string(dir.join("results/results.csv")).unwrap();
     assert!(csv.contains("\nfg,path,ok,1,3,"), "{csv}");
@@ -649,7 +658,7 @@ fn tune_searches_within_a_budget_and_resumes_from_the_cache() {
     let (code, stdout, stderr) = tune(&["--search", "random", "--budget", "4", "--seed", "3"]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(
-        stderr.contains("random search: measured 4 of 20 distinct programs"),
+        stderr.contains("random search: measured 4 of 40 distinct programs"),
         "{stderr}"
     );
     assert!(stdout.contains("baseline"), "{stdout}");
