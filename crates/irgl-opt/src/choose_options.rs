@@ -136,7 +136,7 @@ pub fn choose_options(m: &Module, level: OptLevel) -> LevelChoices {
     }
 }
 
-/// Repeated pops: dropped in large rounds by every kernel it applies to.
+/// Repeated pops: dropped on dense graphs by every kernel it applies to.
 fn choose_drop_repeats(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
     let kernels: Vec<&str> = m
         .kernels

@@ -205,7 +205,7 @@ fn guard_pop(k: &mut Kernel, popped: PropId, forall: StmtId, at: usize) {
     );
     let again = body.add_expr(ExprKind::Local(round), Ty::U32, span);
     let first = body.add_expr(ExprKind::Binary(BinaryOp::Ne, exch, again), Ty::Bool, span);
-    // Round 0 drops nothing (a small round), and stamps nothing.
+    // Round 0 drops nothing (a sparse graph), and stamps nothing.
     let off_round = body.add_expr(ExprKind::Local(round), Ty::U32, span);
     let zero = body.add_expr(ExprKind::Literal(Literal::Int(0)), Ty::U32, span);
     let off = body.add_expr(
