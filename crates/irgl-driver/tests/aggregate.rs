@@ -552,7 +552,7 @@ fn fetch_adds(c: &irgl_driver::Compiled) -> Vec<(String, Aggregation, Option<Str
 
 #[test]
 fn additions_whose_old_value_is_used_are_aggregated_per_warp() {
-    // tc's `g.start[n] = atomicAdd(cursor, g.outn[n])`: site `place.add0`.
+    // tc's `g.start[n] = atomicAdd(cursor, total)`: site `place.add0`.
     let c = common::compile("programs/tc.irgl", &common::config(""));
     assert!(fetch_adds(&c).is_empty(), "none by default");
     assert!(common::kernels(&c.cuda).contains("irgl::atomic_add(&cursor, "));
@@ -576,7 +576,7 @@ fn additions_whose_old_value_is_used_are_aggregated_per_warp() {
             let device = common::kernels(&c.cuda);
             assert!(
                 device.contains(
-                    "g.start[n] = irgl::warp_fetch_add(&cursor, static_cast<uint32_t>(g.outn[n]));"
+                    "g.start[n] = irgl::warp_fetch_add(&cursor, static_cast<uint32_t>(total));"
                 ),
                 "{flags}: {device}"
             );
