@@ -163,6 +163,54 @@ TEST(lists_sorted_on_reading) {
   }
 }
 
+/// A graph from sorted lists.
+irgl::HostGraph from_lists(const std::vector<std::vector<uint32_t>>& lists) {
+  irgl::HostGraph g;
+  g.nnodes = static_cast<uint32_t>(lists.size());
+  g.row_start.push_back(0);
+  for (const auto& l : lists) {
+    g.edge_dst.insert(g.edge_dst.end(), l.begin(), l.end());
+    g.row_start.push_back(g.edge_dst.size());
+  }
+  g.nedges = static_cast<irgl::edge_t>(g.edge_dst.size());
+  return g;
+}
+
+TEST(symmetric_and_simple_graphs) {
+  std::string why;
+  // A path 0 - 1 - 2 and a lone node: both.
+  EXPECT(irgl::is_symmetric(from_lists({{1}, {0, 2}, {1}, {}}), why));
+  EXPECT(irgl::is_simple(from_lists({{1}, {0, 2}, {1}, {}}), why));
+  // One direction missing: the arc is named.
+  EXPECT(!irgl::is_symmetric(from_lists({{1}, {0, 2}, {}, {}}), why));
+  EXPECT_EQ(why, std::string("the edge 1 -> 2 has no reverse"));
+  // Both directions, but one of them twice: not symmetric either, though every arc has a reverse.
+  EXPECT(!irgl::is_symmetric(from_lists({{1, 1}, {0}}), why));
+  EXPECT_EQ(why, std::string("some edge is there more often than its reverse"));
+  // Symmetric with a self-loop and a repeated edge (both directions), but not simple.
+  EXPECT(irgl::is_symmetric(from_lists({{0, 1}, {0}}), why));
+  EXPECT(!irgl::is_simple(from_lists({{0, 1}, {0}}), why));
+  EXPECT_EQ(why, std::string("node 0 has a self-loop"));
+  EXPECT(irgl::is_symmetric(from_lists({{1, 1}, {0, 0}}), why));
+  EXPECT(!irgl::is_simple(from_lists({{1, 1}, {0, 0}}), why));
+  EXPECT_EQ(why, std::string("node 0 has an edge twice"));
+  // Large enough to take every core: a symmetric ring with chords, then one arc removed.
+  const uint32_t n = 1u << 20;
+  std::vector<std::vector<uint32_t>> ring(n);
+  for (uint32_t u = 0; u < n; ++u) {
+    for (uint32_t d : {1u, 7u}) {
+      ring[u].push_back((u + d) % n);
+      ring[u].push_back((u + n - d) % n);
+    }
+    std::sort(ring[u].begin(), ring[u].end());
+  }
+  EXPECT(irgl::is_symmetric(from_lists(ring), why));
+  EXPECT(irgl::is_simple(from_lists(ring), why));
+  ring[123456].erase(ring[123456].begin());
+  EXPECT(!irgl::is_symmetric(from_lists(ring), why));
+  EXPECT(why.find("has no reverse") != std::string::npos);
+}
+
 TEST(truncated) {
   auto bytes = make_file(1, 4, 5, kIndex, kDst, kData, true);
   const size_t full = bytes.size();  // 32 + 40 + 28 + 4 + 28 = 132
@@ -375,6 +423,7 @@ int main(int argc, char** argv) {
   RUN(valid_weighted_odd);
   RUN(valid_unweighted_with_and_without_padding);
   RUN(lists_sorted_on_reading);
+  RUN(symmetric_and_simple_graphs);
   RUN(truncated);
   RUN(truncated_header);
   RUN(dst_out_of_range);

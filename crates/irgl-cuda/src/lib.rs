@@ -147,6 +147,9 @@ struct ProgramTemplate {
     controls: Vec<control::ControlDef>,
     main_body: String,
     needs_edge_data: bool,
+    /// `graph g : symmetric` and `: simple`: checked when the graph is read.
+    needs_symmetric: bool,
+    needs_simple: bool,
     /// Some kernel runs asynchronously: the host owns a task queue.
     asynchronous: bool,
     output_scalars: Vec<OutputDef>,
@@ -260,6 +263,8 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         controls: Vec::new(),
         main_body: String::new(),
         needs_edge_data: m.graph.input.is_some(),
+        needs_symmetric: m.graph.symmetric && !m.graph.mesh,
+        needs_simple: m.graph.simple && !m.graph.mesh,
         asynchronous,
         output_scalars: Vec::new(),
         output_arrays: Vec::new(),

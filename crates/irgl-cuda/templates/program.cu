@@ -460,6 +460,30 @@ static int run(int argc, char** argv) {
     return 1;
   }
 {%- endif %}
+{%- if needs_symmetric || needs_simple %}
+  {
+    // What the program's `graph` declaration asks of its input (irglc run converts to it).
+    std::string why;
+{%- if needs_symmetric %}
+    if (!irgl::is_symmetric(hg, why)) {
+      std::fprintf(stderr, "error: %s is not symmetric (%s), but this program needs every edge in both "
+                   "directions (`graph g : symmetric`); convert it as the program reads it with "
+                   "`irglc graph convert %s --for {{ program }}.irgl -o OUT.gr`\n",
+                   graph_path.c_str(), why.c_str(), graph_path.c_str());
+      return 1;
+    }
+{%- endif %}
+{%- if needs_simple %}
+    if (!irgl::is_simple(hg, why)) {
+      std::fprintf(stderr, "error: %s is not simple (%s), but this program needs a graph without "
+                   "self-loops and repeated edges (`graph g : simple`); convert it as the program reads "
+                   "it with `irglc graph convert %s --for {{ program }}.irgl -o OUT.gr`\n",
+                   graph_path.c_str(), why.c_str(), graph_path.c_str());
+      return 1;
+    }
+{%- endif %}
+  }
+{%- endif %}
 {%- if multi %}
   const int gpus = irgl::gpus_to_use(args.get<uint64_t>("gpus"), "{{ program }}");
   const uint64_t repeat = args.get<uint64_t>("repeat");

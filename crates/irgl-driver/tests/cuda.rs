@@ -39,3 +39,21 @@ fn the_header_names_the_options_and_the_rebuild_command() {
         "// Rebuild: irglc compile programs/bfs.irgl -O0 --block-size 256 --nested tb+wp+fg --nested-at bfs.loop1=wp -o bfs.cu"
     );
 }
+
+#[test]
+fn a_program_checks_the_graph_it_reads_for_what_its_declaration_asks() {
+    // cc needs a symmetric graph, tc a symmetric and simple one, bfs neither: a graph that
+    // lacks what the declaration asks ends the program with status 1 and the conversion to run.
+    let config = OptConfig::default();
+    let cc = common::compile("programs/cc.irgl", &config).cuda;
+    assert!(cc.contains("if (!irgl::is_symmetric(hg, why)) {"), "{cc}");
+    assert!(!cc.contains("is_simple"), "{cc}");
+    assert!(
+        cc.contains("`irglc graph convert %s --for cc.irgl -o OUT.gr`"),
+        "{cc}"
+    );
+    let tc = common::compile("programs/tc.irgl", &config).cuda;
+    assert!(tc.contains("irgl::is_symmetric(hg, why)") && tc.contains("irgl::is_simple(hg, why)"));
+    let bfs = common::compile("programs/bfs.irgl", &config).cuda;
+    assert!(!bfs.contains("is_symmetric") && !bfs.contains("is_simple"));
+}

@@ -345,6 +345,79 @@ inline bool read_gr(const std::string& path, HostGraph& g, std::string& error) {
   return true;
 }
 
+namespace detail {
+
+/// A 64-bit mix of one arc (splitmix64's finalizer): the arcs' fingerprint sums it.
+inline uint64_t arc_hash(uint32_t u, uint32_t v) {
+  uint64_t x = (static_cast<uint64_t>(u) << 32) | v;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+/// Whether v's (sorted) list holds u.
+inline bool has_arc(const HostGraph& g, uint32_t v, uint32_t u) {
+  const uint32_t* b = g.edge_dst.data() + g.row_start[v];
+  const uint32_t* e = g.edge_dst.data() + g.row_start[v + 1];
+  return std::binary_search(b, e, u);
+}
+
+}  // namespace detail
+
+/// Whether every arc u -> v of `g` has its reverse v -> u as often (a program that declares
+/// `graph g : symmetric` needs it): the sum of a hash of every arc against the sum over the
+/// reversed arcs, one pass on every core, equal for a symmetric graph and unequal otherwise
+/// but for a 64-bit collision. When it is not, `why` names an arc without its reverse (found
+/// by a search, lists sorted). Reads the lists sorted, as read_gr leaves them.
+inline bool is_symmetric(const HostGraph& g, std::string& why) {
+  std::atomic<uint64_t> balance{0};
+  detail::parallel_ranges(g.nnodes, [&](uint64_t lo, uint64_t hi) {
+    uint64_t sum = 0;
+    for (uint64_t u = lo; u < hi; ++u)
+      for (edge_t e = g.row_start[u]; e < g.row_start[u + 1]; ++e) {
+        const uint32_t v = g.edge_dst[e];
+        sum += detail::arc_hash(static_cast<uint32_t>(u), v) - detail::arc_hash(v, static_cast<uint32_t>(u));
+      }
+    balance += sum;
+  });
+  if (balance == 0) return true;
+  for (uint32_t u = 0; u < g.nnodes; ++u)
+    for (edge_t e = g.row_start[u]; e < g.row_start[u + 1]; ++e) {
+      const uint32_t v = g.edge_dst[e];
+      if (!detail::has_arc(g, v, u)) {
+        why = detail::grfmt("the edge %u -> %u has no reverse", u, v);
+        return false;
+      }
+    }
+  why = "some edge is there more often than its reverse";
+  return false;
+}
+
+/// Whether `g` has no self-loop and no arc twice (a program that declares `graph g : simple`
+/// needs it): each sorted list strictly increasing and without its own node, on every core.
+/// When not, `why` names the first node at fault and what.
+inline bool is_simple(const HostGraph& g, std::string& why) {
+  const uint64_t bad = detail::first_bad(g.nnodes, [&](uint64_t u) {
+    for (edge_t e = g.row_start[u]; e < g.row_start[u + 1]; ++e) {
+      if (g.edge_dst[e] == u) return true;
+      if (e > g.row_start[u] && g.edge_dst[e] == g.edge_dst[e - 1]) return true;
+    }
+    return false;
+  });
+  if (bad == g.nnodes) return true;
+  for (edge_t e = g.row_start[bad]; e < g.row_start[bad + 1]; ++e) {
+    if (g.edge_dst[e] == bad) {
+      why = detail::grfmt("node %llu has a self-loop", static_cast<unsigned long long>(bad));
+      return false;
+    }
+  }
+  why = detail::grfmt("node %llu has an edge twice", static_cast<unsigned long long>(bad));
+  return false;
+}
+
 /// Reads a .gr file; on any problem prints "error: <message>" and exits 1.
 inline HostGraph load_gr(const std::string& path) {
   HostGraph g;
