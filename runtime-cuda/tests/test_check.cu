@@ -1,5 +1,6 @@
 // check.cuh, array.cuh, timer.cuh and warp.cuh helpers: DeviceArray fill /
-// upload / download / move for several types, DeviceScalar, GpuTimer,
+// upload / download / move for several types, an asynchronous upload of pageable
+// memory behind a running kernel, DeviceScalar, GpuTimer,
 // nth_set_bit and warp_exclusive_sum, and the one-line errors and exit status
 // of IRGL_CHECK and IRGL_CHECK_LAUNCH.
 #include <irgl/runtime.cuh>
@@ -112,6 +113,37 @@ TEST(device_array_move) {
   EXPECT_EQ(s.get(), 42u);
 }
 
+// upload_async stages pageable memory on return: the source may change (or go out of scope)
+// while a kernel before the copy still runs, and the copy lands after that kernel.
+__global__ void add_to(int* p, int n, int v) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) p[i] += v;
+}
+
+TEST(device_array_upload_async_behind_a_kernel) {
+  int clock_khz = 0, dev = 0;
+  IRGL_CHECK(cudaGetDevice(&dev));
+  IRGL_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
+  irgl::DeviceArray<int> a(64, 1);
+  add_to<<<1, 64>>>(a.data(), 64, 1);  // before the copy: its result is overwritten
+  spin<<<1, 1>>>(static_cast<long long>(clock_khz) * 2);  // >= 2 ms
+  IRGL_CHECK_LAUNCH("spin");
+  {
+    std::vector<int> src(64);
+    for (int i = 0; i < 64; ++i) src[i] = 100 + i;
+    a.upload_async(src.data(), 32, 0, 16);
+    for (int& x : src) x = -1;  // changed before the copy can have run
+  }
+  add_to<<<1, 64>>>(a.data(), 64, 1000);  // after the copy, in stream order
+  IRGL_CHECK_LAUNCH("add_to");
+  const auto h = a.to_host();
+  bool ok = true;
+  for (int i = 0; i < 64; ++i) {
+    const int want = (i >= 16 && i < 48 ? 100 + (i - 16) : 2) + 1000;
+    ok = ok && h[static_cast<size_t>(i)] == want;
+  }
+  EXPECT(ok);
+}
+
 TEST(timer) {
   int clock_khz = 0, dev = 0;
   IRGL_CHECK(cudaGetDevice(&dev));
@@ -200,6 +232,7 @@ int main(int argc, char** argv) {
   RUN(checked_indices_record_the_first_violation);
   RUN(device_array_types);
   RUN(device_array_move);
+  RUN(device_array_upload_async_behind_a_kernel);
   RUN(timer);
   RUN(nth_set_bit_host);
   RUN(warp_exclusive_sum_partial_masks);

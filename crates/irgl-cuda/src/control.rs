@@ -45,6 +45,11 @@ pub(crate) struct ControlDef {
     /// The state block shared with the host.
     pub state: String,
     pub kernel: String,
+    /// The state block's type, and the `Host` member that holds its device copy (allocated
+    /// once with the host, not at every run: an allocation and its free took 5-10% of a
+    /// short run's time).
+    pub state_type: String,
+    pub state_member: String,
 }
 
 /// The control statement's state of emission: the kernels it calls, whether a stop jumps
@@ -227,6 +232,11 @@ fn state_name(c: &Control) -> String {
     format!("IrglState{}", c.id.index())
 }
 
+/// The `Host` member holding the device copy of `c`'s state block.
+fn state_member(c: &Control) -> String {
+    format!("irgl_state{}", c.id.index())
+}
+
 fn kernel_name(c: &Control) -> String {
     format!("irgl_control{}", c.id.index())
 }
@@ -357,6 +367,8 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     ControlDef {
         state: s.finish().trim_end().to_string(),
         kernel,
+        state_type: state_name(c),
+        state_member: state_member(c),
     }
 }
 
@@ -694,9 +706,11 @@ impl Emitter<'_> {
                 .line("irgl_s.serial_inner = h.serial_inner ? 1u : 0u;");
         }
         self.w.line("irgl_s.timed = h.times.enabled ? 1u : 0u;");
-        self.w
-            .line(format!("irgl::DeviceArray<{state}> irgl_sd(1);"));
-        self.w.line("irgl_sd.upload(&irgl_s, 1);");
+        self.w.line(format!(
+            "irgl::DeviceArray<{state}>& irgl_sd = h.{};",
+            state_member(c)
+        ));
+        self.w.line("irgl_sd.upload_async(&irgl_s, 1);");
         let blocks = match c.grid {
             GridSize::Resident => "0".to_string(),
             GridSize::PerSm(1) => "irgl::sm_count()".to_string(),

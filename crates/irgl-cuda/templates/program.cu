@@ -199,6 +199,9 @@ struct Host {
 {%- if serial_versions %}
   bool serial_inner = false;  // launch the kernels' serial versions (--inner-loops)
 {%- endif %}
+{%- for c in controls %}
+  irgl::DeviceArray<{{ c.state_type }}> {{ c.state_member }}{1};  // the device copy of {{ c.state_type }}, allocated once
+{%- endfor %}
 
 {%- if mesh %}
   // Each refinement adds one vertex and at least two triangle slots.

@@ -194,6 +194,43 @@ fn a_counted_loop_in_a_control_kernel_has_a_label_only_where_a_continue_jumps() 
     assert!(skips.contains(&format!("{name}:;")), "{skips}");
 }
 
+/// Each control's state block lives on the device as a member of `Host`, allocated with it;
+/// a run uploads the state without waiting for the kernels before it and allocates nothing.
+#[test]
+fn a_control_state_is_allocated_once_with_the_host() {
+    // An Iterate's control, an inner Pipe's (sssp-nf's r1) and a host loop's (mst).
+    let n = 0;
+    for (program, flags) in [
+        ("programs/bfs.irgl", "--outline outer"),
+        ("programs/sssp-nf.irgl", "--outline r1"),
+        ("programs/mst.irgl", "--outline outer"),
+    ] {
+        let c = common::compile(program, &common::config(flags));
+        let member = format!("irgl::DeviceArray<IrglState{n}> irgl_state{n}{{1}};");
+        let host = c.cuda.find("struct Host {").expect("a Host");
+        let at = c
+            .cuda
+            .find(&member)
+            .unwrap_or_else(|| panic!("{program}: no {member}"));
+        assert!(at > host, "{program}: the state is a member of Host");
+        let run_main = &c.cuda[c.cuda.find("static void run_main(").unwrap()..];
+        assert!(
+            run_main.contains(&format!(
+                "irgl::DeviceArray<IrglState{n}>& irgl_sd = h.irgl_state{n};"
+            )),
+            "{program}"
+        );
+        assert!(run_main.contains("irgl_sd.upload_async(&irgl_s, 1);"));
+        assert!(
+            !run_main.contains(&format!("irgl::DeviceArray<IrglState{n}> irgl_sd(1);")),
+            "{program}: no allocation per run"
+        );
+    }
+    // No control, no member.
+    let tc = common::compile("programs/tc.irgl", &common::config("--outline outer"));
+    assert!(!tc.cuda.contains("irgl_state"));
+}
+
 #[test]
 fn the_control_grid_is_an_option() {
     let bfs = common::compile(

@@ -110,6 +110,13 @@ class DeviceArray {
     if (n != 0) IRGL_CHECK(cudaMemcpy(ptr_ + offset, host, n * sizeof(T), cudaMemcpyHostToDevice));
   }
   void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
+  /// Copies n elements from pageable host memory to elements [offset, offset + n) in the
+  /// order of `stream`, without waiting for the work before it: the runtime stages pageable
+  /// memory at once, so `host` may go out of scope on return.
+  void upload_async(const T* host, size_t n, cudaStream_t stream = 0, size_t offset = 0) {
+    bounds(n, offset, "upload");
+    if (n != 0) IRGL_CHECK(cudaMemcpyAsync(ptr_ + offset, host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
   /// Copies elements [offset, offset + n) to host memory.
   void download(T* host, size_t n, size_t offset = 0) const {
     bounds(n, offset, "download");
