@@ -17,6 +17,7 @@
 //!   `atomicMin`, `atomicMax`, `atomicAdd`, `atomicOr` or `atomicAnd`, one kind per property,
 //!   which the merge applies (min of the copies, their sum, ...), and a property it adds to
 //!   at heads it does not read there (a mirror holds its own GPU's additions, not the sum);
+//!   an atomic that cannot change its word (`atomicOr(w, 0)`) is a read;
 //! - it pushes its own node or a head (a remote push goes to the head's GPU);
 //! - it adds to globals only by those atomics whose old value it does not use (all-reduced
 //!   across the GPUs), and takes no lock, has no grid barrier (which would span one GPU), and
@@ -276,6 +277,13 @@ fn kernel(m: &Module, k: &Kernel, uses: &mut Uses) -> Result<(), String> {
         }
         err = match &body.exprs[e].kind {
             ExprKind::Element { prop, index } => read(m, body, &roles, *prop, *index, uses),
+            // An atomic that cannot change the word (`atomicOr(w, 0)`: a read that sees the
+            // word in L2, as mis's waiting nodes do) reads it: there is nothing to merge.
+            ExprKind::Atomic {
+                op,
+                place: Place::Element { prop, index },
+                args,
+            } if leaves_unchanged(body, *op, args) => read(m, body, &roles, *prop, *index, uses),
             ExprKind::Atomic {
                 op,
                 place: Place::Element { prop, index },
@@ -316,6 +324,22 @@ fn kernel(m: &Module, k: &Kernel, uses: &mut Uses) -> Result<(), String> {
         Some(why) => Err(why),
         None => Ok(()),
     }
+}
+
+/// Whether an atomic `op` with these operands leaves its word as it was: adding, subtracting,
+/// or-ing or xor-ing a literal 0 (through casts).
+fn leaves_unchanged(body: &Body, op: AtomicOp, args: &[ExprId]) -> bool {
+    let zero = |mut e: ExprId| loop {
+        match &body.exprs[e].kind {
+            ExprKind::Cast(inner) => e = *inner,
+            ExprKind::Literal(Literal::Int(0)) => return true,
+            _ => return false,
+        }
+    };
+    matches!(
+        op,
+        AtomicOp::Add | AtomicOp::Sub | AtomicOp::Or | AtomicOp::Xor
+    ) && matches!(args, [a] if zero(*a))
 }
 
 fn is_merge(op: AtomicOp) -> bool {

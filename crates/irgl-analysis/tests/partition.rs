@@ -93,6 +93,40 @@ fn what_each_round_exchanges() {
     );
 }
 
+#[test]
+fn an_atomic_that_changes_nothing_is_a_read() {
+    // `atomicOr(w, 0)` (mis's fresh read of a neighbour's word) reads x at heads: x is
+    // copied from masters to mirrors, not merged by or (which would bring back a mirror's
+    // stale bits into a master that has moved on).
+    let (m, plan) = plan_of(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    let seen: u32 = 0;
+    for (let e = g.edge_begin(n); e < g.edge_end(n); e++) {
+      seen |= atomicOr(g.x[g.dst(e)], 0);
+    }
+    g.x[n] = seen + 1;
+  }
+}",
+    );
+    let exchanges = plan.verdict.expect("accepted").exchanges;
+    assert_eq!(exchanges.len(), 1);
+    assert_eq!(m.prop(exchanges[0].prop).name, "x");
+    assert_eq!(exchanges[0].sync, Sync::Broadcast);
+    // A non-zero operand is an update, merged by or.
+    let (_, plan) = plan_of(
+        "Kernel k(graph g) {
+  ForAll (n In g.nodes) {
+    ForAll (e In g.edges(n)) {
+      atomicOr(g.x[g.dst(e)], 2);
+    }
+  }
+}",
+    );
+    let exchanges = plan.verdict.expect("accepted").exchanges;
+    assert_eq!(exchanges[0].sync, Sync::Merge(AtomicOp::Or));
+}
+
 /// How pushes are delivered for a worklist kernel `k` with this body (inside `ForAll (wi In
 /// WL) { let n = WL.pop(wi); ... }`), and why they are counted.
 fn delivery(body: &str) -> (PushDelivery, Option<String>) {
