@@ -813,7 +813,9 @@ pub fn compare_table(changes: &[Change]) -> String {
 /// One report of several runs' records, such as the calls of one suite split by graphs: their
 /// records and peers side by side. Refused when the runs come from different GPUs (their times
 /// do not share a table) or two of them measured the same program, graph and set (or peer
-/// kernel and graph).
+/// kernel and graph). One run may hold a peer's kernel on a graph more than once (it runs the
+/// peer beside each program of the peer's family: LonestarGPU's sssp beside sssp-nf and
+/// sssp-wl); that is not a second run.
 pub fn merge(reports: Vec<BenchReport>) -> Result<BenchReport, String> {
     let mut it = reports.into_iter();
     let mut out = it.next().ok_or("no records to merge")?;
@@ -835,26 +837,32 @@ pub fn merge(reports: Vec<BenchReport>) -> Result<BenchReport, String> {
                 r.gpu.as_deref().unwrap_or("unknown")
             ));
         }
+        let mut new_records = BTreeSet::new();
         for rec in r.records {
             let key = (rec.program.clone(), rec.graph.clone(), rec.set.clone());
-            if !seen.insert(key) {
+            if seen.contains(&key) {
                 return Err(format!(
                     "{} on {} [{}] is in two of the records",
                     rec.program, rec.graph, rec.set
                 ));
             }
+            new_records.insert(key);
             out.records.push(rec);
         }
+        seen.extend(new_records);
+        let mut new_peers = BTreeSet::new();
         for peer in r.peers {
             let key = (peer.peer.clone(), peer.kernel.clone(), peer.graph.clone());
-            if !seen_peers.insert(key) {
+            if seen_peers.contains(&key) {
                 return Err(format!(
                     "{} {} on {} is in two of the records",
                     peer.peer, peer.kernel, peer.graph
                 ));
             }
+            new_peers.insert(key);
             out.peers.push(peer);
         }
+        seen_peers.extend(new_peers);
         out.complete &= r.complete;
         out.started = out.started.min(r.started);
         out.families.extend(r.families);
@@ -1145,6 +1153,39 @@ path = "ecl"
         let table = compare_table(&changes);
         assert!(table.contains("REGRESSION"), "{table}");
         assert!(table.contains("0.83x"), "{table}");
+    }
+
+    #[test]
+    fn merging_refuses_a_cell_two_runs_measured_but_not_a_peer_one_run_holds_twice() {
+        let peer = |graph: &str| PeerRecord {
+            peer: "lonestargpu".into(),
+            kernel: "sssp".into(),
+            graph: graph.into(),
+            args: Vec::new(),
+            outcome: ok(&[1.0]),
+            median_ms: Some(1.0),
+            check: None,
+        };
+        // One run holds LonestarGPU's sssp on a graph twice: once beside each sssp program.
+        let with_peers = |graph: &str| {
+            let mut r = report(&[(graph, "s", ok(&[1.0]))]);
+            r.peers = vec![peer(graph), peer(graph)];
+            r
+        };
+        for (first, second) in [("a", "b"), ("b", "a")] {
+            let merged = merge(vec![with_peers(first), with_peers(second)]).unwrap();
+            assert_eq!(merged.records.len(), 2);
+            assert_eq!(merged.peers.len(), 4);
+        }
+        let err = merge(vec![with_peers("a"), with_peers("a")]).unwrap_err();
+        assert!(
+            err.contains("bfs on a [s] is in two of the records"),
+            "{err}"
+        );
+        let mut b = with_peers("b");
+        b.peers[1].graph = "a".into();
+        let err = merge(vec![with_peers("a"), b]).unwrap_err();
+        assert!(err.contains("lonestargpu sssp on a is in two"), "{err}");
     }
 
     #[test]
