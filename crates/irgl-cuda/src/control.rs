@@ -258,6 +258,20 @@ fn control_is_asynchronous(m: &Module, c: &Control) -> bool {
         .any(|&k| m.kernels[k].asynchronous.is_some())
 }
 
+/// Whether `c` touches the worklists: a kernel it calls pops or pushes one, or its own
+/// statements clear, fill or swap them. Only then can one overflow in it.
+fn control_uses_worklists(m: &Module, c: &Control) -> bool {
+    c.kernels
+        .iter()
+        .any(|&k| m.kernels[k].facts().uses_worklist)
+        || visit::block_any(&m.host, &c.body, &|k| {
+            matches!(
+                k,
+                StmtKind::WorklistClear | StmtKind::WorklistInit(_) | StmtKind::WorklistSwap(_)
+            )
+        })
+}
+
 /// The control kernel of `c` and its state block.
 pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     let body = &m.host;
@@ -274,7 +288,10 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     }
     s.line("uint64_t iterations;");
     s.line("uint32_t roles[3];    // role (in, out, retry) -> the list that had it at the start");
-    s.line("uint32_t stopped;     // 0, or 1 + the index of the kernel whose pushes overflowed");
+    s.line(format!(
+        "uint32_t stopped;     // 0, 1 + the index of the kernel whose pushes overflowed, or {}: Initial",
+        c.kernels.len() + 1
+    ));
     s.line("uint32_t bad_initial; // an Initial item out of range: bad_item");
     s.line("uint32_t bad_item;");
     s.line("uint32_t flags[2];    // the words of the reduction flag (irgl::RoundFlag), zero");
@@ -305,16 +322,7 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
         e.w.line("const bool irgl_serial_inner = irgl_state->serial_inner != 0u;");
     }
     e.w.line("const bool irgl_timed = irgl_state->timed != 0u;");
-    let uses_worklists = c
-        .kernels
-        .iter()
-        .any(|&k| m.kernels[k].facts().uses_worklist)
-        || visit::block_any(body, &c.body, &|k| {
-            matches!(
-                k,
-                StmtKind::WorklistClear | StmtKind::WorklistInit(_) | StmtKind::WorklistSwap(_)
-            )
-        });
+    let uses_worklists = control_uses_worklists(m, c);
     if uses_worklists {
         e.w.line("irgl::Worklist irgl_in = irgl_wl0, irgl_out = irgl_wl1, irgl_retry = irgl_wl2;");
     }
@@ -631,7 +639,9 @@ impl Emitter<'_> {
                 self.w.open(
                     "if (*reinterpret_cast<volatile uint32_t*>(&irgl_state->bad_initial) != 0u || irgl_in.overflowed()) {",
                 );
-                self.stop("");
+                // One past the calls: the host then names `<initial>` in the report.
+                let initial = self.ctx().calls.len() + 1;
+                self.stop(&format!("irgl_stopped = {initial}u;"));
                 self.w.close("}");
             }
             StmtKind::WorklistSwap(w) => {
@@ -753,12 +763,17 @@ impl Emitter<'_> {
         self.w.line(
             "if (irgl_s.bad_initial != 0u) irgl::check_node(irgl_s.bad_item, h.hg.nnodes, \"Initial\");",
         );
-        self.w.line(
-            "h.wl.check_overflow_any(irgl_s.stopped != 0u ? irgl_calls[irgl_s.stopped - 1] : \"<initial>\");",
-        );
+        if control_uses_worklists(m, c) {
+            // The lists' counters (three synchronous copies) only after a stop, to name the
+            // overflow: a list overflows only where the control stops.
+            self.w.line(format!(
+                "if (irgl_s.stopped != 0u) h.wl.check_overflow_any(irgl_s.stopped <= {n}u ? irgl_calls[irgl_s.stopped - 1] : \"<initial>\");",
+                n = c.kernels.len()
+            ));
+        }
         if asynchronous {
             self.w.line(
-                "if (irgl_s.stopped != 0u) h.queue.check_overflow(irgl_calls[irgl_s.stopped - 1]);",
+                format!("if (irgl_s.stopped != 0u && irgl_s.stopped <= {n}u) h.queue.check_overflow(irgl_calls[irgl_s.stopped - 1]);", n = c.kernels.len()),
             );
         }
         // An index out of range in a kernel it called (local arrays, or checked properties).

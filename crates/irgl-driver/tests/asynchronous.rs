@@ -147,7 +147,7 @@ fn an_outlined_loop_calls_the_asynchronous_kernel_and_stops_on_its_overflow() {
         "{cuda}"
     );
     assert!(
-        cuda.contains("if (irgl_s.stopped != 0u) h.queue.check_overflow("),
+        cuda.contains("if (irgl_s.stopped != 0u && irgl_s.stopped <= 1u) h.queue.check_overflow("),
         "{cuda}"
     );
 }
