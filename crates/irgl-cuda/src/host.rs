@@ -21,6 +21,7 @@ pub(crate) fn launcher(
     launch: &LaunchConfig,
     partitioned: Option<&Partitioned>,
     props: &[Prop],
+    globals: &[Global],
 ) -> String {
     let facts = k.facts();
     let name = cpp(&k.name);
@@ -75,6 +76,21 @@ pub(crate) fn launcher(
     };
     let mut w = Writer::new(0);
     w.open(format!("static void launch_{name}({}) {{", sig.join(", ")));
+    // Several GPUs: the globals the kernel updates, as every GPU has them before it (the
+    // exchange after it combines the GPUs' updates).
+    let combined = if partitioned.is_some() {
+        globals_updated(k)
+    } else {
+        Vec::new()
+    };
+    for &(g, _) in &combined {
+        let global = &globals[g.index()];
+        let gname = cpp(&global.name);
+        w.line(format!(
+            "const {} irgl_before_{gname} = get_{gname}();",
+            c_type(global.ty)
+        ));
+    }
     w.line(format!("h.times.begin(\"{}\");", k.name));
     if let Some(b) = k.backoff {
         w.line(
@@ -153,6 +169,13 @@ pub(crate) fn launcher(
     if facts.indexes_arrays || (launch.check_indices && facts.indexes_props) {
         w.line(format!("check_device_error(\"{shown}\");"));
     }
+    for &(g, op) in &combined {
+        let gname = cpp(&globals[g.index()].name);
+        w.line(format!(
+            "set_{gname}(h.part.combine(irgl_before_{gname}, get_{gname}(), {}));",
+            merge_name(op)
+        ));
+    }
     if let Some(p) = partitioned {
         exchange_after(&mut w, k, &facts, shown, p, props);
     }
@@ -201,15 +224,49 @@ fn exchange_after(
 pub(crate) fn merge_of(exchanges: &[PropExchange], prop: PropId) -> &'static str {
     match exchanges.iter().find(|x| x.prop == prop).map(|x| x.sync) {
         None => "irgl::Merge::None",
-        Some(PropSync::Merge(AtomicOp::Min)) => "irgl::Merge::Min",
-        Some(PropSync::Merge(AtomicOp::Max)) => "irgl::Merge::Max",
-        Some(PropSync::Merge(AtomicOp::Add)) => "irgl::Merge::Sum",
-        Some(PropSync::Merge(AtomicOp::Or)) => "irgl::Merge::Or",
-        Some(PropSync::Merge(AtomicOp::And)) => "irgl::Merge::And",
-        Some(PropSync::Merge(op)) => panic!("{} is no merge", op.name()),
+        Some(PropSync::Merge(op)) => merge_name(op),
         Some(PropSync::Uniform) => "irgl::Merge::Uniform",
         Some(PropSync::Broadcast | PropSync::Once) => "irgl::Merge::Copy",
     }
+}
+
+/// The `irgl::Merge` that combines the copies updated by atomic `op`.
+fn merge_name(op: AtomicOp) -> &'static str {
+    match op {
+        AtomicOp::Min => "irgl::Merge::Min",
+        AtomicOp::Max => "irgl::Merge::Max",
+        AtomicOp::Add => "irgl::Merge::Sum",
+        AtomicOp::Or => "irgl::Merge::Or",
+        AtomicOp::And => "irgl::Merge::And",
+        op => panic!("{} is no merge", op.name()),
+    }
+}
+
+/// The globals a kernel updates, each with its atomic (one per global: the partition analysis
+/// accepts only merging atomics on globals; a global updated by two kinds is refused there).
+fn globals_updated(k: &Kernel) -> Vec<(GlobalId, AtomicOp)> {
+    let body = &k.body;
+    let mut out: Vec<(GlobalId, AtomicOp)> = Vec::new();
+    // Additions that aggregation turned into per-block sums.
+    visit::walk_stmts(body, &body.block, &mut |s| {
+        if let StmtKind::Accumulate(a) = &body.stmts[s].kind
+            && !out.iter().any(|(x, _)| *x == a.global)
+        {
+            out.push((a.global, AtomicOp::Add));
+        }
+    });
+    visit::walk_block_exprs(body, &body.block, &mut |e| {
+        if let ExprKind::Atomic {
+            op,
+            place: Place::Global(g),
+            ..
+        } = &body.exprs[e].kind
+            && !out.iter().any(|(x, _)| x == g)
+        {
+            out.push((*g, *op));
+        }
+    });
+    out
 }
 
 /// The properties a kernel stores to or updates atomically.

@@ -424,7 +424,14 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             },
             body: e.w.finish(),
             launcher: if launched {
-                host::launcher(k, shown, &m.launch, m.partitioned.as_ref(), &m.graph.props)
+                host::launcher(
+                    k,
+                    shown,
+                    &m.launch,
+                    m.partitioned.as_ref(),
+                    &m.graph.props,
+                    &m.globals,
+                )
             } else {
                 String::new()
             },

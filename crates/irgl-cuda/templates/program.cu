@@ -508,6 +508,9 @@ static int run(int argc, char** argv) {
 {%- for o in output_arrays %}
   irgl::DeviceArray<{{ o.ty }}>::HostVector out_{{ o.name }}({% if o.on_edges %}hg.nedges{% else %}hg.nnodes{% endif %});
 {%- endfor %}
+{%- for o in output_scalars %}
+  {{ o.ty }} out_{{ o.name }}{};  // the same on every GPU: combined after each launch
+{%- endfor %}
   std::vector<double> times;
   // Per GPU, one KernelTimes::collect() per run (--kernel-times).
   std::vector<std::vector<std::vector<irgl::KernelTime>>> kernel_times(static_cast<size_t>(gpus));
@@ -571,12 +574,18 @@ static int run(int argc, char** argv) {
       iterations = h.iterations;
       wl_items = h.wl_items;
       device_bytes = most;
+{%- for o in output_scalars %}
+      out_{{ o.name }} = get_{{ o.name }}();
+{%- endfor %}
     }
   });
 
   irgl::OutputWriter out(args.get<std::string>("output"), "{{ program }}", hg.nnodes, hg.nedges);
 {%- for p in params %}
   out.param("{{ p.name }}", h_params.{{ p.name }});
+{%- endfor %}
+{%- for o in output_scalars %}
+  out.scalar("{{ o.name }}", out_{{ o.name }}, "{{ o.irgl_ty }}");
 {%- endfor %}
 {%- for o in output_arrays %}
   out.{% if o.on_edges %}edge_array{% else %}node_array{% endif %}("{{ o.name }}", out_{{ o.name }}.data(), out_{{ o.name }}.size(), "{{ o.irgl_ty }}");

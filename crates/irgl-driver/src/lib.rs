@@ -297,7 +297,8 @@ pub fn optimize(
 
 /// What a program built with `--multi-gpu on` exchanges between rounds, or E0513 with why it
 /// cannot run partitioned: the analysis's refusal, or a part of partitioned execution that is
-/// not built (globals, program arrays, edge properties used by `main`).
+/// not built (a global updated by two kinds of atomic, program arrays, edge properties used by
+/// `main`).
 fn partitioned_exchanges(m: &Module) -> Result<irgl_ir::Partitioned, Diagnostic> {
     use irgl_ir::{ExprKind, Place, PropOwner, StmtKind, visit};
     let refuse = |why: String| {
@@ -318,11 +319,36 @@ fn partitioned_exchanges(m: &Module) -> Result<irgl_ir::Partitioned, Diagnostic>
             None => r.why,
         })
     })?;
-    if let Some(g) = m.globals.first() {
-        return Err(refuse(format!(
-            "it has globals (`{}`): combining them across GPUs is not built yet",
-            g.name
-        )));
+    // A global is combined after each launch by the merge of the one atomic that updates it
+    // (the analysis accepts only merging atomics on globals).
+    for (_, k) in m.kernels.iter() {
+        let mut ops: Vec<(irgl_ir::GlobalId, irgl_ir::AtomicOp)> = Vec::new();
+        let mut mixed = None;
+        visit::walk_block_exprs(&k.body, &k.body.block, &mut |e| {
+            if let ExprKind::Atomic {
+                op,
+                place: Place::Global(g),
+                ..
+            } = &k.body.exprs[e].kind
+            {
+                match ops.iter().find(|(x, _)| x == g) {
+                    Some((_, first)) if first != op && mixed.is_none() => {
+                        mixed = Some((*g, *first, *op))
+                    }
+                    Some(_) => {}
+                    None => ops.push((*g, *op)),
+                }
+            }
+        });
+        if let Some((g, a, b)) = mixed {
+            return Err(refuse(format!(
+                "kernel `{}` updates the global `{}` by {} and by {}: the GPUs' copies are combined by one of them",
+                k.name,
+                m.globals[g.index()].name,
+                a.name(),
+                b.name()
+            )));
+        }
     }
     if let Some(p) = m.graph.props.iter().find(|p| p.owner == PropOwner::Array) {
         return Err(refuse(format!(

@@ -6,8 +6,20 @@
 mod common;
 
 /// The programs that build with `--multi-gpu on`.
-const ACCEPTED: [&str; 10] = [
-    "bfs", "bfs-topo", "bfs-wl", "cc-lp", "mis", "pr", "sssp-bf", "sssp-nf", "sssp-wl", "traverse",
+const ACCEPTED: [&str; 13] = [
+    "bfs",
+    "bfs-topo",
+    "bfs-wl",
+    "cc-lp",
+    "gpu-bits",
+    "gpu-edge-reductions",
+    "gpu-reductions",
+    "mis",
+    "pr",
+    "sssp-bf",
+    "sssp-nf",
+    "sssp-wl",
+    "traverse",
 ];
 
 /// The option set of `flags` for a program, as `irglc compile` resolves it (a level's
@@ -147,6 +159,38 @@ fn node_params_as_values_are_global_or_refused() {
     assert_eq!(errors[0].code, "E0513", "{errors:?}");
     assert!(
         errors[0].notes[0].contains("uses its node parameter `s` as a value"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn globals_are_combined_after_each_launch_by_their_atomic() {
+    // mis samples the ids of its neighbours into two sums: every GPU starts a launch from the
+    // same value, and the additions of all are added to it afterwards.
+    let cu = common::compile("programs/mis.irgl", &common::config("--multi-gpu on")).cuda;
+    assert!(
+        cu.contains("const unsigned long long irgl_before_near = get_near();"),
+        "{cu}"
+    );
+    assert!(
+        cu.contains("set_near(h.part.combine(irgl_before_near, get_near(), irgl::Merge::Sum));"),
+        "{cu}"
+    );
+    // A minimum is the minimum of the copies; a launch that does not update it combines
+    // nothing.
+    let text = "graph g {\n  node d: u32;\n}\nglobal low: u32 = 4294967295;\noutput low;\nKernel k(graph g) {\n  ForAll (n In g.nodes) {\n    atomicMin(low, g.degree(n));\n  }\n}\nKernel z(graph g) {\n  ForAll (n In g.nodes) {\n    g.d[n] = low;\n  }\n}\nmain {\n  Invoke k(g);\n  Invoke z(g);\n}\n";
+    let cu = common::compile_text("t.irgl", text, &common::config("--multi-gpu on")).cuda;
+    assert!(
+        cu.contains("set_low(h.part.combine(irgl_before_low, get_low(), irgl::Merge::Min));"),
+        "{cu}"
+    );
+    assert_eq!(cu.matches("h.part.combine(").count(), 1, "{cu}");
+    // One global updated by two kinds of atomic has no one merge: refused, with the reason.
+    let text = "graph g {\n  node d: u32;\n}\nglobal x: u32 = 0;\noutput x;\nKernel k(graph g) {\n  ForAll (n In g.nodes) {\n    atomicAdd(x, 1);\n    atomicMax(x, g.degree(n));\n  }\n}\nmain {\n  Invoke k(g);\n}\n";
+    let errors = common::errors(text, "--multi-gpu on");
+    assert_eq!(errors[0].code, "E0513", "{errors:?}");
+    assert!(
+        errors[0].notes[0].contains("updates the global `x` by atomicAdd and by atomicMax"),
         "{errors:?}"
     );
 }

@@ -575,6 +575,30 @@ class Part {
     for (uint64_t x : c_.all_gather(rank_, v)) total += x;
     return total;
   }
+  /// A global after a kernel that updated it on every GPU by `merge`'s atomic (a collective):
+  /// each GPU started the launch from `before` (the same everywhere) and holds `mine`; a sum
+  /// adds every GPU's additions to `before`, the other merges combine the values.
+  template <class T>
+  T combine(T before, T mine, Merge merge) {
+    const std::vector<T> all = c_.all_gather(rank_, mine);
+    T out = merge == Merge::Sum ? before : all[0];
+    for (const T& x : all) {
+      switch (merge) {
+        case Merge::Sum: out = static_cast<T>(out + (x - before)); break;
+        case Merge::Min: out = x < out ? x : out; break;
+        case Merge::Max: out = x > out ? x : out; break;
+        case Merge::Or:
+        case Merge::And:
+          if constexpr (std::is_integral<T>::value) {
+            out = static_cast<T>(merge == Merge::Or ? (out | x) : (out & x));
+            break;
+          }
+          [[fallthrough]];
+        default: fatal("internal error: merge %d of a global", static_cast<int>(merge));
+      }
+    }
+    return out;
+  }
   /// The reduction (Any/All) of every part's flag (a collective).
   bool reduce(const HostReduceFlag& flag) {
     const std::vector<uint8_t> all = c_.all_gather<uint8_t>(rank_, flag.read() ? 1u : 0u);
