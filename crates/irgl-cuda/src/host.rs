@@ -243,7 +243,8 @@ fn merge_name(op: AtomicOp) -> &'static str {
 }
 
 /// The globals a kernel updates, each with its atomic (one per global: the partition analysis
-/// accepts only merging atomics on globals; a global updated by two kinds is refused there).
+/// accepts only merging atomics on globals; `--multi-gpu on` refuses a global updated by two
+/// kinds, E0513).
 fn globals_updated(k: &Kernel) -> Vec<(GlobalId, AtomicOp)> {
     let body = &k.body;
     let mut out: Vec<(GlobalId, AtomicOp)> = Vec::new();
