@@ -200,6 +200,9 @@ impl Emitter<'_> {
                     Aggregation::Warp | Aggregation::Block => self.w.line(format!(
                         "{wl}.write({wl}.reserve_warp_one(), 0u, {item});  // one atomic per warp"
                     )),
+                    Aggregation::BlockLoop if self.grid_help => self.w.line(format!(
+                        "{wl}.write({wl}.reserve_warp_one(), 0u, {item});  // one atomic per warp (an item the grid took)"
+                    )),
                     Aggregation::Thread | Aggregation::BlockLoop => {
                         let (slots, index) = self
                             .loop_slots
@@ -582,6 +585,9 @@ impl Emitter<'_> {
             self.w.close("}");
         }
         self.w.close("}");
+        for (inner, b) in grid_loops(self.body(), &f.body) {
+            self.grid_help(inner, b);
+        }
         self.w.close("}");
     }
 
@@ -772,4 +778,19 @@ pub(crate) fn edges_of(dir: EdgeDir) -> &'static str {
         EdgeDir::Out => "csr",
         EdgeDir::In => "in_edges",
     }
+}
+
+/// The block-scheduled loops in `block` (a uniform outer loop's body) that hand items to the
+/// grid ([`Policy::Grid`]), in order.
+fn grid_loops<'b>(body: &'b Body, block: &Block) -> Vec<(&'b ForAll, &'b BlockSchedule)> {
+    let mut out = Vec::new();
+    irgl_ir::visit::walk_stmts(body, block, &mut |s| {
+        if let StmtKind::ForAll(f) = &body.stmts[s].kind
+            && let Schedule::Block(b) = &f.schedule
+            && b.policies.contains(&Policy::Grid)
+        {
+            out.push((f, b));
+        }
+    });
+    out
 }

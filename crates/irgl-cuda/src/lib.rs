@@ -110,6 +110,8 @@ struct ArrayErrorDef {
 }
 
 struct KernelDef {
+    /// File-scope tables of the loops that hand items to the grid (else empty).
+    grid_items: String,
     signature: String,
     body: String,
     launcher: String,
@@ -170,6 +172,9 @@ struct ProgramTemplate {
     in_edge_ids: bool,
     /// Some kernel has a serial version ([`Kernel::serial_version`]), chosen by this rule.
     serial_versions: bool,
+    /// Some nested loop may hand items to the grid ([`Policy::Grid`]): the file declares
+    /// `irgl_grid_min`, set when the program loads its graph.
+    grid_items: bool,
     serial_below_degree: u32,
     serial_efficiency: u32,
     /// 64-bit edge indices (`--wide-edges`).
@@ -276,6 +281,18 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         has_arrays: false,
         in_edge_ids: m.graph.in_edges && uses_edge_of(m),
         serial_versions: m.kernels.iter().any(|(_, k)| k.serial_version.is_some()),
+        grid_items: m.kernels.iter().any(|(_, k)| {
+            let mut any = false;
+            irgl_ir::visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
+                if let StmtKind::ForAll(f) = &k.body.stmts[s].kind
+                    && let Schedule::Block(b) = &f.schedule
+                    && b.policies.contains(&Policy::Grid)
+                {
+                    any = true;
+                }
+            });
+            any
+        }),
         wide_edges: m.launch.wide_edges,
         serial_below_degree: m.launch.serial_rule.map_or(0, |r| r.below_degree),
         serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),
@@ -404,6 +421,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         e.chunked = k.backoff.is_some();
         e.x.asynchronous = k.asynchronous.is_some();
         e.x.coherent = &coherent;
+        e.grid_prefix = format!("irgl_grid_{}_", cpp(&k.name));
         e.deferred_sums();
         e.block(&k.body.block);
         e.deferred_adds();
@@ -416,7 +434,9 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         // A kernel that only control kernels launch needs neither a launcher nor a
         // `__global__` entry of its own.
         let launched = from_host.contains(&id) || !in_control;
+        let grid_items = std::mem::take(&mut e.grid_decls).join("\n");
         t.kernels.push(KernelDef {
+            grid_items,
             signature: if launched {
                 device::kernel_signature(k)
             } else {

@@ -47,6 +47,13 @@ pub(crate) struct Emitter<'a> {
     /// Inside a block-scheduled `ForAll` that reduces locals: the register each reduced
     /// local's combinations go to (the thread's partial result).
     pub partials: std::collections::HashMap<LocalId, String>,
+    /// The prefix of the tables of the loops that hand items to the grid (`irgl_grid_K`),
+    /// and their file-scope declarations, written as the loops are met.
+    pub grid_prefix: String,
+    pub grid_decls: Vec<String>,
+    /// Inside the iterations the grid took from a loop's owners: its block-loop pushes
+    /// reserve per warp (their slots were not reserved with the owner's block).
+    pub grid_help: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -72,6 +79,9 @@ impl<'a> Emitter<'a> {
             asynchrony: None,
             chunked: false,
             partials: std::collections::HashMap::new(),
+            grid_prefix: String::new(),
+            grid_decls: Vec::new(),
+            grid_help: false,
         }
     }
 

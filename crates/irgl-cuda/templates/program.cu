@@ -65,6 +65,12 @@ __device__ {{ g.ty }} {{ g.name }};
 // of a property), code 0 for none
 __device__ irgl::DeviceError irgl_error;
 {%- endif %}
+{%- if grid_items %}
+
+// ---- the trip count from which a nested loop hands an item to the whole grid (`gd`),
+// set when the program loads its graph; 0: no node has that many edges, gd is off
+__device__ uint32_t irgl_grid_min;
+{%- endif %}
 {%- if mesh %}
 
 // ---- the mesh and its properties, as kernels see them
@@ -87,6 +93,10 @@ struct G {
 {%- endfor %}
 };
 {%- for k in kernels %}
+{%- if !k.grid_items.is_empty() %}
+
+{{ k.grid_items }}
+{%- endif %}
 {%- if k.device_signature.is_empty() %}
 
 {{ k.signature }} {
@@ -424,6 +434,9 @@ static int run(int argc, char** argv) {
 {%- if multi %}
   args.add<uint64_t>("gpus", 0, "GPUs to run on, the graph partitioned over them (0: every visible GPU)");
 {%- endif %}
+{%- if grid_items %}
+  args.add<std::string>("grid-min", "auto", "the trip count from which a nested loop hands an item to the whole grid: auto (a block's share of the graph's edges, at least 16 blocks' worth, and off on graphs without such a node), off, or a number");
+{%- endif %}
 {%- if serial_versions %}
   args.add<std::string>("inner-loops", "auto", "the kernels' nested loops: auto (serial on graphs of mean degree below {{ serial_below_degree }} and warp efficiency at least {{ serial_efficiency }}%, else scheduled), serial or scheduled");
 {%- endif %}
@@ -516,6 +529,19 @@ static int run(int argc, char** argv) {
   std::vector<std::vector<std::vector<irgl::KernelTime>>> kernel_times(static_cast<size_t>(gpus));
   uint64_t iterations = 0, wl_items = 0, device_bytes = 0, exchange_bytes = 0, exchanges = 0;
   double exchange_ms = 0.0;
+{%- if grid_items %}
+  // gd: from the whole graph and the first GPU, the same on every GPU.
+  uint32_t grid_min = 0;
+  {
+    int sms = 0;
+    IRGL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    std::string grid_error;
+    if (!irgl::grid_min_flag(args.get<std::string>("grid-min"), hg, BLOCK, static_cast<uint32_t>(sms), grid_min, grid_error)) {
+      std::fprintf(stderr, "error: %s\n", grid_error.c_str());
+      return 1;
+    }
+  }
+{%- endif %}
   irgl::Cluster cluster(hg, gpus);
   cluster.run([&](irgl::Part& part) {
     Host h(part, wl_capacity);
@@ -524,6 +550,9 @@ static int run(int argc, char** argv) {
       IRGL_CHECK(cudaGetDevice(&device));
       IRGL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
       h.grid_cap = static_cast<uint32_t>(sms * (2048 / BLOCK));
+{%- if grid_items %}
+      IRGL_CHECK(cudaMemcpyToSymbol(irgl_grid_min, &grid_min, sizeof grid_min));
+{%- endif %}
     }
     Params mine = h_params;
     mine.irgl_nnodes = hg.nnodes;
@@ -661,6 +690,16 @@ static int run(int argc, char** argv) {
     IRGL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     per_sm = 2048 / BLOCK;
     h.grid_cap = static_cast<uint32_t>(sms * per_sm);
+{%- if grid_items %}
+    // gd: items of this many iterations go to the whole grid (0: the graph has no such node).
+    uint32_t grid_min = 0;
+    std::string grid_error;
+    if (!irgl::grid_min_flag(args.get<std::string>("grid-min"), h.hg, BLOCK, static_cast<uint32_t>(sms), grid_min, grid_error)) {
+      std::fprintf(stderr, "error: %s\n", grid_error.c_str());
+      return 1;
+    }
+    IRGL_CHECK(cudaMemcpyToSymbol(irgl_grid_min, &grid_min, sizeof grid_min));
+{%- endif %}
 {%- if asynchronous %}
     h.sm_count = static_cast<uint32_t>(sms);
 {%- endif %}

@@ -300,7 +300,9 @@ impl Printer<'_> {
                             .iter()
                             .zip(&b.thresholds)
                             .map(|(p, t)| {
-                                if *t > 0 {
+                                if *p == Policy::Grid {
+                                    format!("{p}>=auto")
+                                } else if *t > 0 {
                                     format!("{p}>={t}")
                                 } else {
                                     p.name()
@@ -309,8 +311,13 @@ impl Printer<'_> {
                             .collect();
                         let closure: Vec<String> =
                             b.closure.iter().map(|l| self.local(*l)).collect();
+                        let note = b
+                            .note
+                            .as_ref()
+                            .map(|n| format!("; {n}"))
+                            .unwrap_or_default();
                         format!(
-                            "block {} from ({}, {}) closure [{}]",
+                            "block {} from ({}, {}) closure [{}]{note}",
                             pols.join("+"),
                             self.local(b.state.count),
                             self.local(b.state.begin),

@@ -762,11 +762,19 @@ pub struct BlockSchedule {
     pub closure: Vec<LocalId>,
     /// Where the loop's [`Inspect`] left the iteration space.
     pub state: InspectState,
+    /// Why a policy the options asked for was left out (shown by dumps).
+    pub note: Option<String>,
 }
 
 /// A scheduling policy for the iterations of nested `ForAll`s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Policy {
+    /// Items longer than a block's even share of the graph's edges are handed to the whole
+    /// grid: their owners publish them, and after its last trip every block takes chunks of
+    /// the published items until none is left. Only for a loop that ends its item, without
+    /// reductions (nothing in the item waits for the iterations). Its threshold is computed
+    /// at run time (`irgl::grid_threshold`); the dumps show it as `auto`.
+    Grid,
     /// The whole block runs one item's iterations at a time.
     Threadblock,
     /// A warp runs one item's iterations at a time.
@@ -1054,9 +1062,10 @@ impl Body {
 }
 
 impl Policy {
-    /// The short name used by options and dumps: `tb`, `wp`, `vw8`, `fg`, `eb`, `serial`.
+    /// The short name used by options and dumps: `gd`, `tb`, `wp`, `vw8`, `fg`, `eb`, `serial`.
     pub fn name(self) -> String {
         match self {
+            Policy::Grid => "gd".into(),
             Policy::Threadblock => "tb".into(),
             Policy::Warp => "wp".into(),
             Policy::VirtualWarp(w) => format!("vw{w}"),

@@ -771,6 +771,15 @@ impl<'a> Verifier<'a> {
                 self.combiner_fits(r.combiner, l.ty);
             }
         }
+        if let Schedule::Block(b) = &f.schedule
+            && b.policies.contains(&Policy::Grid)
+            && !f.reductions.is_empty()
+        {
+            self.err(format!(
+                "{} hands items to the grid (gd) and reduces: the owner would read the result before the iterations run",
+                f.id
+            ));
+        }
         // The body: the variable is visible in it.
         let mark = self.visible.len();
         let saved = (

@@ -175,11 +175,12 @@ impl ScheduleSpec {
         self.0 == [Policy::Serial]
     }
 
-    /// Parses `tb+wp+fg`, `vw8+fg`, `eb`, `serial`, ...
+    /// Parses `tb+wp+fg`, `gd+tb+wp+fg`, `vw8+fg`, `eb`, `serial`, ...
     pub fn parse(text: &str) -> Result<ScheduleSpec, String> {
         let mut policies = Vec::new();
         for part in text.split('+') {
             let p = match part.trim() {
+                "gd" | "grid" => Policy::Grid,
                 "tb" | "threadblock" => Policy::Threadblock,
                 "wp" | "warp" => Policy::Warp,
                 "fg" | "finegrained" => Policy::Finegrained,
@@ -196,7 +197,7 @@ impl ScheduleSpec {
                 "" => return Err(format!("`{text}`: an empty policy")),
                 other => {
                     return Err(format!(
-                        "`{other}` is not a scheduling policy (tb, wp, vw2, vw4, vw8, vw16, fg, eb, serial)"
+                        "`{other}` is not a scheduling policy (gd, tb, wp, vw2, vw4, vw8, vw16, fg, eb, serial)"
                     ));
                 }
             };
@@ -211,6 +212,11 @@ impl ScheduleSpec {
             return Err(format!(
                 "`{text}`: {} and {} both take every remaining iteration; keep one",
                 rest[0], rest[1]
+            ));
+        }
+        if policies.last() == Some(&Policy::Grid) {
+            return Err(format!(
+                "`{text}`: gd takes only the items longer than a block's share of the graph; add the policies that take the others (e.g. gd+tb+wp+fg)"
             ));
         }
         Ok(ScheduleSpec(policies))
@@ -929,6 +935,12 @@ mod tests {
         assert!(ScheduleSpec::parse("tb+tb").is_err());
         assert!(ScheduleSpec::parse("vw3").is_err());
         assert!(ScheduleSpec::parse("warpy").is_err());
+        assert_eq!(
+            ScheduleSpec::parse("fg+grid+tb").unwrap().to_string(),
+            "gd+tb+fg"
+        );
+        let alone = ScheduleSpec::parse("gd").unwrap_err();
+        assert!(alone.contains("gd+tb+wp+fg"), "{alone}");
     }
 
     #[test]

@@ -36,6 +36,13 @@
 //!                                          }
 //! ```
 //!
+//! **The grid (`gd`).** First in a schedule, `gd` lets an owner whose item reaches a
+//! threshold found at load (a block's share of the graph's edges) hand it to the whole grid:
+//! every block runs chunks of it after its own last trip (the code generator's `grid_help`).
+//! The item must not wait for those iterations, so `gd` is left out, with the reason kept in
+//! the schedule's note, for a loop that reduces or that statements of the item follow, and in
+//! kernels that are asynchronous or have a grid barrier; the rest of the schedule stays.
+//!
 //! **Serial versions.** With a [`SerialRule`] (`--adapt on`), a kernel whose scheduled loops
 //! all sit in `ForAll`s over the nodes, and whose edges cost alike (no push and no loop that
 //! runs until a `break` in a scheduled loop), is first copied as it is, `K_serial`, with its
@@ -63,9 +70,20 @@ pub fn schedule_nested_loops(m: &mut Module, config: &OptConfig) -> Result<(), V
             add_serial_version(m, k);
         }
         let kernel = &mut m.kernels[k];
+        let no_grid = if kernel.asynchronous.is_some() {
+            Some(
+                "the kernel is asynchronous: its blocks keep taking items until none is left, and gd runs an item's iterations after the owner's last trip",
+            )
+        } else if kernel.facts().cooperative {
+            Some(
+                "the kernel has a grid barrier, which the iterations run after the owner's last trip would cross",
+            )
+        } else {
+            None
+        };
         let mut shared = 0u32;
         for (outer, loops) in plans {
-            shared += transform_outer(&mut kernel.body, outer, &loops, config);
+            shared += transform_outer(&mut kernel.body, outer, &loops, config, no_grid);
         }
         kernel.shared_bytes = shared;
     }
@@ -409,13 +427,20 @@ enum Part {
 /// scheduling a nested loop: the phases are then trips of the block for block-level
 /// aggregation (`aggregate_pushes`). `outer` stands at its kernel's top level.
 pub(crate) fn make_uniform(body: &mut Body, outer: StmtId, config: &OptConfig) {
-    let shared = transform_outer(body, outer, &[], config);
+    let shared = transform_outer(body, outer, &[], config, None);
     debug_assert_eq!(shared, 0, "no scheduler, no shared memory");
 }
 
 /// Makes `outer` uniform and splits its body at each of `loops`; returns the shared memory
-/// the schedulers use, in bytes.
-fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: &OptConfig) -> u32 {
+/// the schedulers use, in bytes. `no_grid`: why no loop of this kernel may hand items to the
+/// grid ([`Policy::Grid`]), if so.
+fn transform_outer(
+    body: &mut Body,
+    outer: StmtId,
+    loops: &[Scheduled],
+    config: &OptConfig,
+    no_grid: Option<&str>,
+) -> u32 {
     let block_size = config.block_size;
     let StmtKind::ForAll(of) = &body.stmts[outer].kind else {
         unreachable!()
@@ -470,6 +495,8 @@ fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: 
                 Part::Loop(_) => None,
             })
             .expect("a planned loop is in some phase");
+        // Nothing of the item runs after the loop: it may leave its iterations to the grid.
+        let ends_item = after.is_empty();
         parts.splice(
             index..=index,
             [
@@ -495,10 +522,33 @@ fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: 
                     && body.locals[*x].kind != LocalKind::Param
             })
             .collect();
-        // Each policy's smallest trip count, never above the previous policy's.
+        let mut policies = l.spec.policies().to_vec();
+        let mut note = None;
+        if policies.contains(&Policy::Grid) {
+            let why = if let Some(why) = no_grid {
+                Some(why)
+            } else if !f.reductions.is_empty() {
+                Some(
+                    "the loop reduces, and its owner reads the result in its trip, before the grid runs the iterations",
+                )
+            } else if !ends_item {
+                Some(
+                    "statements of the item follow the loop, and would run before the grid runs the iterations",
+                )
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                policies.retain(|p| *p != Policy::Grid);
+                note = Some(format!("gd left out: {why}"));
+            }
+        }
+        // Each policy's smallest trip count, never above the previous policy's (the grid's
+        // is computed at run time).
         let mut thresholds: Vec<u32> = Vec::new();
-        for p in l.spec.policies() {
+        for p in &policies {
             let natural = match p {
+                Policy::Grid => u32::MAX,
                 Policy::Threadblock => config.tb_threshold(),
                 Policy::Warp => config.nested.warp_threshold,
                 Policy::VirtualWarp(w) => u32::from(*w),
@@ -509,20 +559,15 @@ fn transform_outer(body: &mut Body, outer: StmtId, loops: &[Scheduled], config: 
         }
         let uses_var = visit::locals_used(body, &f.body).contains(&var);
         shared += shared_bytes(
-            body,
-            &closure,
-            &reduced,
-            var_ty,
-            uses_var,
-            l.spec.policies(),
-            block_size,
+            body, &closure, &reduced, var_ty, uses_var, &policies, block_size,
         );
         if let StmtKind::ForAll(f) = &mut body.stmts[l.stmt].kind {
             f.schedule = Schedule::Block(BlockSchedule {
-                policies: l.spec.policies().to_vec(),
+                policies,
                 thresholds,
                 closure,
                 state,
+                note,
             });
         }
     }

@@ -36,7 +36,8 @@ pub struct OptArgs {
     #[arg(long, value_name = "N")]
     pub block_size: Option<u32>,
     /// How nested ForAlls run, by default: `serial` (in the thread that reaches them), or a
-    /// combination of tb (thread block), wp (warp), vw2/vw4/vw8/vw16 (virtual warps), fg
+    /// combination of gd (the whole grid, for items longer than a block's share of the
+    /// graph), tb (thread block), wp (warp), vw2/vw4/vw8/vw16 (virtual warps), fg
     /// (fine-grained), eb (edge-balanced) and serial, joined by `+`, e.g. `tb+wp+fg`.
     #[arg(long, value_name = "SCHEDULE", value_parser = parse_spec)]
     pub nested: Option<ScheduleSpec>,

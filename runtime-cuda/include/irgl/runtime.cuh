@@ -18,6 +18,7 @@
 #include "mesh.cuh"
 #include "grid.cuh"
 #include "sched.cuh"
+#include "grid_items.cuh"
 #include "timer.cuh"
 #include "host.cuh"
 #include "ops.cuh"

@@ -1,0 +1,104 @@
+//! `gd`: a nested loop may hand its longest items to the whole grid. It applies to a loop
+//! that ends its item and reduces nothing, in a kernel that runs in rounds without a grid
+//! barrier; elsewhere the policy is left out with the reason in the dump, and the loop keeps
+//! the other policies of its schedule. The generated program publishes long items, lets every
+//! block take chunks of them after its last trip, and takes `--grid-min`.
+
+mod common;
+
+use irgl_ir::{BlockSchedule, Policy, Schedule, StmtKind};
+
+/// The block schedules of the nested loops of `c`, as (kernel, schedule).
+fn schedules(c: &irgl_driver::Compiled) -> Vec<(String, BlockSchedule)> {
+    let mut out = Vec::new();
+    for (_, k) in c.module.kernels.iter() {
+        irgl_ir::visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
+            if let StmtKind::ForAll(f) = &k.body.stmts[s].kind
+                && let Schedule::Block(b) = &f.schedule
+            {
+                out.push((k.name.clone(), b.clone()));
+            }
+        });
+    }
+    out
+}
+
+#[test]
+fn long_items_go_to_the_grid() {
+    let c = common::compile("programs/bfs.irgl", &common::config("--nested gd+tb+wp+fg"));
+    let s = schedules(&c);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(
+        s[0].1.policies,
+        [
+            Policy::Grid,
+            Policy::Threadblock,
+            Policy::Warp,
+            Policy::Finegrained
+        ]
+    );
+    assert_eq!(s[0].1.note, None);
+    for needle in [
+        "__device__ uint32_t irgl_grid_min;",
+        "irgl::grid_publish(",
+        "irgl::grid_ready(",
+        "irgl::grid_claim<4u * BLOCK>(",
+        "irgl::grid_leave(",
+        "args.add<std::string>(\"grid-min\"",
+    ] {
+        assert!(c.cuda.contains(needle), "no `{needle}` in the CUDA");
+    }
+    // Without gd none of it.
+    let plain = common::compile("programs/bfs.irgl", &common::config("--nested tb+wp+fg"));
+    assert!(!plain.cuda.contains("irgl_grid_min"));
+    assert!(!plain.cuda.contains("grid-min"));
+}
+
+/// The policies and note of the first nested loop of `rel` under `flags`.
+fn first_loop(rel: &str, flags: &str) -> BlockSchedule {
+    let c = common::compile(rel, &common::config(flags));
+    let s = schedules(&c);
+    assert!(!s.is_empty(), "{rel}: no scheduled loop");
+    assert!(
+        !c.cuda.contains("irgl_grid_min"),
+        "{rel} {flags}: no loop hands items to the grid, the program has no table"
+    );
+    s[0].1.clone()
+}
+
+#[test]
+fn gd_is_left_out_where_the_item_waits_for_its_iterations() {
+    // A loop that reduces: the owner reads the result in its trip.
+    let b = first_loop("programs/pr-pull.irgl", "--nested gd+tb+wp+fg");
+    assert_eq!(
+        b.policies,
+        [Policy::Threadblock, Policy::Warp, Policy::Finegrained]
+    );
+    assert!(
+        b.note.as_deref().unwrap().contains("the loop reduces"),
+        "{b:?}"
+    );
+    // An asynchronous kernel: its blocks keep taking items.
+    let b = first_loop("programs/sssp-wl.irgl", "--nested gd+tb+fg --async all");
+    assert_eq!(b.policies, [Policy::Threadblock, Policy::Finegrained]);
+    assert!(b.note.as_deref().unwrap().contains("asynchronous"), "{b:?}");
+    // Statements of the item after the loop.
+    let text = "graph g {\n  node x: u32;\n}\n\nKernel k(graph g) {\n  ForAll (n In g.nodes) {\n    ForAll (e In g.edges(n)) {\n      g.x[g.dst(e)] = 1;\n    }\n    g.x[n] = 2;\n  }\n}\n\nmain {\n  Invoke k(g);\n}\n";
+    let c = common::compile_text("after.irgl", text, &common::config("--nested gd+tb"));
+    let s = schedules(&c);
+    assert_eq!(s[0].1.policies, [Policy::Threadblock]);
+    assert!(
+        s[0].1
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("statements of the item follow the loop"),
+        "{s:?}"
+    );
+    // The dump says so.
+    let dump = irgl_ir::dump::dump_module(&c.module, Default::default());
+    assert!(
+        dump.contains("; gd left out: statements of the item follow the loop"),
+        "{dump}"
+    );
+}
