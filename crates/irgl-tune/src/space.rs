@@ -9,9 +9,19 @@ use irgl_ir::{Block, Body, Chunk, GridSize, Module, StmtKind, visit};
 use irgl_opt::{AggregateLevel, BackoffRounds, KernelSet, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// The nested-loop schedules tried by default: the paper's combinations of the thread-block,
-/// warp and fine-grained schedulers, and the edge-balanced ones.
+/// warp and fine-grained schedulers, the edge-balanced ones, and the grid one for hubs.
 pub const DEFAULT_SCHEDULES: &[&str] = &[
-    "serial", "tb", "wp", "fg", "tb+wp", "tb+fg", "wp+fg", "tb+wp+fg", "eb", "tb+wp+eb",
+    "serial",
+    "tb",
+    "wp",
+    "fg",
+    "tb+wp",
+    "tb+fg",
+    "wp+fg",
+    "tb+wp+fg",
+    "eb",
+    "tb+wp+eb",
+    "gd+tb+wp+fg",
 ];
 
 /// What the user chooses about the space; the program's structure decides the rest.

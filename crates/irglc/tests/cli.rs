@@ -257,7 +257,7 @@ fn tune_lists_the_variants() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first = stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("bfs: 10 schedules x 4 aggregation levels x 6 orchestration choices x 1 block size = 240 variants, "),
+        first.starts_with("bfs: 11 schedules x 4 aggregation levels x 6 orchestration choices x 1 block size = 264 variants, "),
         "{first}"
     );
     assert!(stdout.contains("\noutline-sm "), "{stdout}");
@@ -394,19 +394,19 @@ fn tune_builds_each_distinct_variant_once_into_the_cache() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("built 162 of 162 distinct programs for sm_90, 0 already built, 0 failed"),
+        stderr.contains("built 180 of 180 distinct programs for sm_90, 0 already built, 0 failed"),
         "{stderr}"
     );
     let exes = std::fs::read_dir(dir.join("cache/build"))
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_none())
         .count();
-    assert_eq!(exes, 162);
+    assert_eq!(exes, 180);
     // Again: everything is found built.
     let out = build("cache", "nvcc");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("built 0 of 162 distinct programs for sm_90, 162 already built"),
+        stderr.contains("built 0 of 180 distinct programs for sm_90, 180 already built"),
         "{stderr}"
     );
     // A compiler that fails: every variant reported and left out, and nothing to tune.
