@@ -780,9 +780,12 @@ pub(crate) fn edges_of(dir: EdgeDir) -> &'static str {
     }
 }
 
-/// The block-scheduled loops in `block` (a uniform outer loop's body) that hand items to the
-/// grid ([`Policy::Grid`]), in order.
-fn grid_loops<'b>(body: &'b Body, block: &Block) -> Vec<(&'b ForAll, &'b BlockSchedule)> {
+/// The block-scheduled loops in `block` (a kernel's body, or a uniform outer loop's) that
+/// hand items to the grid ([`Policy::Grid`]), in order.
+pub(crate) fn grid_loops<'b>(
+    body: &'b Body,
+    block: &Block,
+) -> Vec<(&'b ForAll, &'b BlockSchedule)> {
     let mut out = Vec::new();
     irgl_ir::visit::walk_stmts(body, block, &mut |s| {
         if let StmtKind::ForAll(f) = &body.stmts[s].kind

@@ -281,18 +281,10 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         has_arrays: false,
         in_edge_ids: m.graph.in_edges && uses_edge_of(m),
         serial_versions: m.kernels.iter().any(|(_, k)| k.serial_version.is_some()),
-        grid_items: m.kernels.iter().any(|(_, k)| {
-            let mut any = false;
-            irgl_ir::visit::walk_stmts(&k.body, &k.body.block, &mut |s| {
-                if let StmtKind::ForAll(f) = &k.body.stmts[s].kind
-                    && let Schedule::Block(b) = &f.schedule
-                    && b.policies.contains(&Policy::Grid)
-                {
-                    any = true;
-                }
-            });
-            any
-        }),
+        grid_items: m
+            .kernels
+            .iter()
+            .any(|(_, k)| !device::grid_loops(&k.body, &k.body.block).is_empty()),
         wide_edges: m.launch.wide_edges,
         serial_below_degree: m.launch.serial_rule.map_or(0, |r| r.below_degree),
         serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),
