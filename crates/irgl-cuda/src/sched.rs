@@ -176,7 +176,6 @@ impl Emitter<'_> {
         let n = f.id.index();
         let body = self.body();
         let table = format!("{}{n}", self.grid_prefix);
-        let uses_var = irgl_ir::visit::locals_used(body, &f.body).contains(&f.var);
         let mut decls = vec![format!(
             "// {} of `{}`: the items its owners hand to the whole grid (irgl/grid_items.cuh).",
             f.id,
@@ -185,16 +184,16 @@ impl Emitter<'_> {
                 .trim_end_matches('_')
         )];
         decls.push(format!("__device__ irgl::GridItems {table};"));
-        let mut values: Vec<(String, String)> = Vec::new();
-        if uses_var {
-            values.push((
-                c_type(body.locals[f.var].ty).to_string(),
-                self.x.local(b.state.begin),
-            ));
-        }
-        for &l in &b.closure {
-            values.push((c_type(body.locals[l].ty).to_string(), self.x.local(l)));
-        }
+        let values: Vec<(String, String)> = grid_values(body, f, b)
+            .into_iter()
+            .map(|v| match v {
+                None => (
+                    c_type(body.locals[f.var].ty).to_string(),
+                    self.x.local(b.state.begin),
+                ),
+                Some(l) => (c_type(body.locals[l].ty).to_string(), self.x.local(l)),
+            })
+            .collect();
         for (i, (ty, _)) in values.iter().enumerate() {
             decls.push(format!("__device__ {ty} {table}_v{i}[irgl::kGridItems];"));
         }
@@ -258,19 +257,13 @@ impl Emitter<'_> {
         self.w.line(
             "const uint32_t irgl_end = irgl_trips - irgl_first < 4u * BLOCK ? irgl_trips : irgl_first + 4u * BLOCK;",
         );
-        let mut i = 0;
-        if uses_var {
+        for (i, value) in grid_values(body, f, b).into_iter().enumerate() {
+            let (ty, name) = match value {
+                None => (ty, "irgl_gbegin".to_string()),
+                Some(l) => (c_type(body.locals[l].ty), self.x.local(l)),
+            };
             self.w.line(format!(
-                "const {ty} irgl_gbegin = irgl::load_coherent({table}_v0[irgl_s]);"
-            ));
-            i = 1;
-        }
-        for (j, &l) in b.closure.iter().enumerate() {
-            self.w.line(format!(
-                "const {} {} = irgl::load_coherent({table}_v{}[irgl_s]);",
-                c_type(body.locals[l].ty),
-                self.x.local(l),
-                i + j
+                "const {ty} {name} = irgl::load_coherent({table}_v{i}[irgl_s]);"
             ));
         }
         self.w.open(
@@ -756,4 +749,17 @@ fn combiner(c: Combiner) -> &'static str {
         Combiner::Or => "irgl::Combiner::Or",
         Combiner::And => "irgl::Combiner::And",
     }
+}
+
+/// What a slot of a `gd` loop's table holds, in the order of its arrays (`TABLE_vI`): the
+/// first value of the range where the body reads the loop's variable (`None`), then each
+/// local of the closure. The owner writes them (`grid_publish`), the blocks that take the
+/// item read them (`grid_help`).
+fn grid_values(body: &Body, f: &ForAll, b: &BlockSchedule) -> Vec<Option<LocalId>> {
+    let uses_var = irgl_ir::visit::locals_used(body, &f.body).contains(&f.var);
+    uses_var
+        .then_some(None)
+        .into_iter()
+        .chain(b.closure.iter().map(|&l| Some(l)))
+        .collect()
 }
