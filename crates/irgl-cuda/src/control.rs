@@ -45,6 +45,10 @@ pub(crate) struct ControlDef {
     /// The state block shared with the host.
     pub state: String,
     pub kernel: String,
+    /// The same control calling the kernels' versions without `gd`
+    /// ([`Kernel::no_grid_version`]), launched on graphs without a node past the grid's
+    /// threshold; empty when it calls none.
+    pub kernel_no_grid: String,
     /// The state block's type, and the `Host` member that holds its device copy (allocated
     /// once with the host, not at every run: an allocation and its free took 5-10% of a
     /// short run's time).
@@ -64,6 +68,8 @@ pub(crate) struct ControlCtx {
     pub breaks: Vec<Hazards>,
     pub continues: Vec<Option<Hazards>>,
     pub hoist: Option<Hoist>,
+    /// This is the control kernel that calls the kernels' versions without `gd`.
+    pub no_grid: bool,
 }
 
 /// The last grid barrier, while a leader's worklist clear may still join it as its action:
@@ -251,6 +257,14 @@ fn has_serial_versions(m: &Module, c: &Control) -> bool {
     c.kernels.iter().any(|&k| m.kernels[k].serial_of.is_some())
 }
 
+/// Whether `c` calls kernels that have versions without `gd` (then it has a second control
+/// kernel, which calls those).
+fn has_no_grid_versions(m: &Module, c: &Control) -> bool {
+    c.kernels
+        .iter()
+        .any(|&k| m.kernels[k].no_grid_version.is_some())
+}
+
 /// Whether `c` calls an asynchronous kernel (then it takes the task queue).
 fn control_is_asynchronous(m: &Module, c: &Control) -> bool {
     c.kernels
@@ -306,7 +320,25 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     ));
     s.line(format!("uint32_t call_counts[{calls}];"));
     s.close("};");
+    ControlDef {
+        state: s.finish().trim_end().to_string(),
+        kernel: control_kernel_text(m, c, false),
+        kernel_no_grid: if has_no_grid_versions(m, c) {
+            control_kernel_text(m, c, true)
+        } else {
+            String::new()
+        },
+        state_type: state_name(c),
+        state_member: state_member(c),
+    }
+}
 
+/// The control kernel of `c`; with `no_grid`, the one that calls the kernels' versions
+/// without `gd` (named `irgl_controlN_nogd`).
+fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
+    let body = &m.host;
+    let state = state_name(c);
+    let versions = has_serial_versions(m, c);
     let graph = cpp(&m.graph.name);
     let mut e = Emitter::new(m, body, Side::Device, &m.graph.name, 1);
     e.control = Some(ControlCtx {
@@ -316,6 +348,7 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
         breaks: Vec::new(),
         continues: Vec::new(),
         hoist: None,
+        no_grid,
     });
     e.w.line("const bool irgl_leader = blockIdx.x == 0 && threadIdx.x == 0;");
     if versions {
@@ -366,18 +399,19 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     } else {
         ""
     };
-    let kernel = format!(
-        "/// {}, outlined: the orchestration on the device, one resident grid.\n__global__ void __launch_bounds__(BLOCK) {}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {queue}{state}* irgl_state) {{\n{}}}",
+    let (name, what) = if no_grid {
+        (
+            format!("{}_nogd", kernel_name(c)),
+            "; the kernels' versions without gd, for graphs without a node past the grid's threshold",
+        )
+    } else {
+        (kernel_name(c), "")
+    };
+    format!(
+        "/// {}, outlined: the orchestration on the device, one resident grid{what}.\n__global__ void __launch_bounds__(BLOCK) {name}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {queue}{state}* irgl_state) {{\n{}}}",
         c.origin,
-        kernel_name(c),
         e.w.finish()
-    );
-    ControlDef {
-        state: s.finish().trim_end().to_string(),
-        kernel,
-        state_type: state_name(c),
-        state_member: state_member(c),
-    }
+    )
 }
 
 impl Emitter<'_> {
@@ -511,13 +545,14 @@ impl Emitter<'_> {
         match &body.stmts[s].kind {
             StmtKind::Launch(l) => {
                 let m = self.m();
-                let k = &m.kernels[l.kernel];
-                let index = self
-                    .ctx()
-                    .calls
-                    .iter()
-                    .position(|&c| c == l.kernel)
-                    .expect("a launched kernel among the control's calls");
+                // The control kernel for graphs without a node past the grid's threshold
+                // calls the versions without gd.
+                let called = match m.kernels[l.kernel].no_grid_version {
+                    Some(v) if self.ctx().no_grid => v,
+                    _ => l.kernel,
+                };
+                let k = &m.kernels[called];
+                let index = self.call_index(called);
                 let mut args: Vec<String> = Vec::new();
                 let mut scalars = k.scalar_params().zip(&l.args);
                 for p in &k.params {
@@ -554,7 +589,7 @@ impl Emitter<'_> {
                 let effects = launch_hazards(&facts);
                 self.need(effects.reads, effects.writes);
                 let call = format!("{}({});", device_fn_name(k), args.join(", "));
-                if let Some(v) = k.serial_version {
+                if let Some(v) = m.kernels[l.kernel].serial_version {
                     let serial = format!("{}({});", device_fn_name(&m.kernels[v]), args.join(", "));
                     let at = self.call_index(v);
                     self.w.open("if (irgl_serial_inner) {");
@@ -703,6 +738,26 @@ impl Emitter<'_> {
             "static const char* const irgl_calls[] = {{{}}};",
             calls.join(", ")
         ));
+        // Messages name the kernels of the source (a version's, its kernel).
+        let sources: Vec<String> = c
+            .kernels
+            .iter()
+            .map(|&k| {
+                let source = m.kernels[k].version_of().unwrap_or(k);
+                format!("\"{}\"", m.kernels[source].name)
+            })
+            .collect();
+        // Only the overflow reports name them.
+        let reports = control_uses_worklists(m, c) || control_is_asynchronous(m, c);
+        let named = if sources == calls || !reports {
+            "irgl_calls"
+        } else {
+            self.w.line(format!(
+                "static const char* const irgl_sources[] = {{{}}};  // the kernels of the source, for messages",
+                sources.join(", ")
+            ));
+            "irgl_sources"
+        };
         self.w.line(format!("{state} irgl_s{{}};"));
         for &l in &c.inputs {
             self.w.line(format!(
@@ -734,9 +789,20 @@ impl Emitter<'_> {
         };
         let asynchronous = control_is_asynchronous(m, c);
         let queue = if asynchronous { "h.queue.view(), " } else { "" };
+        let function = if has_no_grid_versions(m, c) {
+            self.w.line(
+                "// On a graph without a node past the grid's threshold, the kernels' versions without gd.",
+            );
+            self.w.line(format!(
+                "auto* const irgl_control = h.grid_min != 0u ? {kernel} : {kernel}_nogd;"
+            ));
+            "irgl_control".to_string()
+        } else {
+            kernel.clone()
+        };
         self.w.line(format!("h.times.begin(\"{kernel}\");"));
         self.w.line(format!(
-            "irgl::launch_cooperative(\"{kernel} ({})\", {kernel}, {blocks}, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), {queue}irgl_sd.data());",
+            "irgl::launch_cooperative(\"{kernel} ({})\", {function}, {blocks}, BLOCK, 0, 0, h.g, h.wl.in().view(), h.wl.out().view(), h.wl.retry().view(), {queue}irgl_sd.data());",
             c.origin
         ));
         self.w.line("h.times.end();");
@@ -767,13 +833,13 @@ impl Emitter<'_> {
             // The lists' counters (three synchronous copies) only after a stop, to name the
             // overflow: a list overflows only where the control stops.
             self.w.line(format!(
-                "if (irgl_s.stopped != 0u) h.wl.check_overflow_any(irgl_s.stopped <= {n}u ? irgl_calls[irgl_s.stopped - 1] : \"<initial>\");",
+                "if (irgl_s.stopped != 0u) h.wl.check_overflow_any(irgl_s.stopped <= {n}u ? {named}[irgl_s.stopped - 1] : \"<initial>\");",
                 n = c.kernels.len()
             ));
         }
         if asynchronous {
             self.w.line(
-                format!("if (irgl_s.stopped != 0u && irgl_s.stopped <= {n}u) h.queue.check_overflow(irgl_calls[irgl_s.stopped - 1]);", n = c.kernels.len()),
+                format!("if (irgl_s.stopped != 0u && irgl_s.stopped <= {n}u) h.queue.check_overflow({named}[irgl_s.stopped - 1]);", n = c.kernels.len()),
             );
         }
         // An index out of range in a kernel it called (local arrays, or checked properties).

@@ -325,21 +325,33 @@ impl Emitter<'_> {
                         note = "  // with backoff";
                     }
                 }
-                match k.serial_version {
-                    Some(v) => {
-                        let version = &self.m().kernels[v];
-                        self.w.open("if (h.serial_inner) {");
-                        self.w
-                            .line(format!("launch_{}(h{args});{note}", cpp(&version.name)));
-                        self.w.close("} else {");
+                // The versions chosen when the program loaded its graph, then the kernel.
+                let versions: Vec<(&str, KernelId)> = [
+                    k.serial_version.map(|v| ("h.serial_inner", v)),
+                    k.no_grid_version.map(|v| ("h.grid_min == 0u", v)),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                for (i, (when, v)) in versions.iter().enumerate() {
+                    let version = &self.m().kernels[*v];
+                    if i == 0 {
+                        self.w.open(format!("if ({when}) {{"));
+                    } else {
+                        self.w.close(format!("}} else if ({when}) {{"));
                         self.w.level_up();
-                        self.w
-                            .line(format!("launch_{}(h{args});{note}", cpp(&k.name)));
-                        self.w.close("}");
                     }
-                    None => self
-                        .w
-                        .line(format!("launch_{}(h{args});{note}", cpp(&k.name))),
+                    self.w
+                        .line(format!("launch_{}(h{args});{note}", cpp(&version.name)));
+                }
+                if !versions.is_empty() {
+                    self.w.close("} else {");
+                    self.w.level_up();
+                }
+                self.w
+                    .line(format!("launch_{}(h{args});{note}", cpp(&k.name)));
+                if !versions.is_empty() {
+                    self.w.close("}");
                 }
             }
             StmtKind::WorklistClear => self.w.line("h.wl.clear();"),

@@ -175,6 +175,9 @@ struct ProgramTemplate {
     /// Some nested loop may hand items to the grid ([`Policy::Grid`]): the file declares
     /// `irgl_grid_min`, set when the program loads its graph.
     grid_items: bool,
+    /// Some kernel has a version without `gd` ([`Kernel::no_grid_version`]), launched where
+    /// `irgl_grid_min` is 0 (`Host::grid_min`).
+    grid_versions: bool,
     serial_below_degree: u32,
     serial_efficiency: u32,
     /// 64-bit edge indices (`--wide-edges`).
@@ -285,6 +288,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             .kernels
             .iter()
             .any(|(_, k)| !device::grid_loops(&k.body, &k.body.block).is_empty()),
+        grid_versions: m.kernels.iter().any(|(_, k)| k.no_grid_version.is_some()),
         wide_edges: m.launch.wide_edges,
         serial_below_degree: m.launch.serial_rule.map_or(0, |r| r.below_degree),
         serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),
@@ -363,12 +367,13 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
     let mut from_host = host_launches(&m.host, &m.host.block);
     let versions: Vec<KernelId> = from_host
         .iter()
-        .filter_map(|&k| m.kernels[k].serial_version)
+        .flat_map(|&k| [m.kernels[k].serial_version, m.kernels[k].no_grid_version])
+        .flatten()
         .collect();
     from_host.extend(versions);
     for (id, k) in m.kernels.iter() {
-        // Messages name the kernel of the source (a serial version's, its kernel).
-        let shown = &m.kernels[k.serial_of.unwrap_or(id)].name;
+        // Messages name the kernel of the source (a version's, its kernel).
+        let shown = &m.kernels[k.version_of().unwrap_or(id)].name;
         let graph = device::graph_param(k).unwrap_or(&m.graph.name);
         let coherent = device::coherent_props(k);
         let facts = k.facts();

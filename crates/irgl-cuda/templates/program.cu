@@ -120,6 +120,10 @@ struct G {
 {{ c.state }}
 
 {{ c.kernel }}
+{%- if !c.kernel_no_grid.is_empty() %}
+
+{{ c.kernel_no_grid }}
+{%- endif %}
 {%- endfor %}
 
 // ---- host side
@@ -144,6 +148,9 @@ struct Host {
   uint64_t iterations = 0;
 {%- if serial_versions %}
   bool serial_inner = false;  // launch the kernels' serial versions (--inner-loops)
+{%- endif %}
+{%- if grid_versions %}
+  uint32_t grid_min = 0;  // irgl_grid_min; 0: launch the kernels' versions without gd
 {%- endif %}
 
   Host(irgl::Part& own, uint64_t {% if worklists %}wl_capacity{% else %}/*wl_capacity*/{% endif %})
@@ -208,6 +215,9 @@ struct Host {
   uint64_t iterations = 0;
 {%- if serial_versions %}
   bool serial_inner = false;  // launch the kernels' serial versions (--inner-loops)
+{%- endif %}
+{%- if grid_versions %}
+  uint32_t grid_min = 0;  // irgl_grid_min; 0: launch the kernels' versions without gd
 {%- endif %}
 {%- for c in controls %}
   irgl::DeviceArray<{{ c.state_type }}> {{ c.state_member }}{1};  // the device copy of {{ c.state_type }}, allocated once
@@ -552,6 +562,9 @@ static int run(int argc, char** argv) {
       h.grid_cap = static_cast<uint32_t>(sms * (2048 / BLOCK));
 {%- if grid_items %}
       IRGL_CHECK(cudaMemcpyToSymbol(irgl_grid_min, &grid_min, sizeof grid_min));
+{%- if grid_versions %}
+      h.grid_min = grid_min;
+{%- endif %}
 {%- endif %}
     }
     Params mine = h_params;
@@ -699,6 +712,9 @@ static int run(int argc, char** argv) {
       return 1;
     }
     IRGL_CHECK(cudaMemcpyToSymbol(irgl_grid_min, &grid_min, sizeof grid_min));
+{%- if grid_versions %}
+    h.grid_min = grid_min;
+{%- endif %}
 {%- endif %}
 {%- if asynchronous %}
     h.sm_count = static_cast<uint32_t>(sms);

@@ -27,7 +27,8 @@ fn schedules(c: &irgl_driver::Compiled) -> Vec<(String, BlockSchedule)> {
 fn long_items_go_to_the_grid() {
     let c = common::compile("programs/bfs.irgl", &common::config("--nested gd+tb+wp+fg"));
     let s = schedules(&c);
-    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(s.len(), 2, "the kernel and its version without gd: {s:?}");
+    assert_eq!(s[0].0, "bfs");
     assert_eq!(
         s[0].1.policies,
         [
@@ -38,6 +39,18 @@ fn long_items_go_to_the_grid() {
         ]
     );
     assert_eq!(s[0].1.note, None);
+    assert_eq!(s[1].0, "bfs_nogd");
+    assert_eq!(
+        s[1].1.policies,
+        [Policy::Threadblock, Policy::Warp, Policy::Finegrained]
+    );
+    assert!(
+        s[1].1
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("the version for graphs without")
+    );
     for needle in [
         "__device__ uint32_t irgl_grid_min;",
         "irgl::grid_publish(",
@@ -101,4 +114,79 @@ fn gd_is_left_out_where_the_item_waits_for_its_iterations() {
         dump.contains("; gd left out: statements of the item follow the loop"),
         "{dump}"
     );
+}
+
+/// The text of the generated function `name` (its signature's line to the closing brace at
+/// the start of a line).
+fn function<'a>(cuda: &'a str, name: &str) -> &'a str {
+    let start = cuda
+        .lines()
+        .scan(0usize, |at, line| {
+            let here = *at;
+            *at += line.len() + 1;
+            Some((here, line))
+        })
+        .find(|(_, line)| {
+            !line.starts_with(' ') && line.contains(&format!(" {name}(")) && line.ends_with('{')
+        })
+        .unwrap_or_else(|| panic!("no function {name}"))
+        .0;
+    let end = start + cuda[start..].find("\n}\n").expect("the function's end");
+    &cuda[start..end]
+}
+
+#[test]
+fn graphs_without_hubs_run_the_kernels_versions_without_gd() {
+    // bfs runs in a control kernel; tc's kernels are launched from the host and have serial
+    // versions as well.
+    for (rel, kernel, version) in [
+        ("programs/bfs.irgl", "irgl_dev_bfs", "irgl_dev_bfs_nogd"),
+        (
+            "programs/tc.irgl",
+            "count_triangles",
+            "count_triangles_nogd",
+        ),
+    ] {
+        let with = common::compile(rel, &common::config_for(rel, "-O2"));
+        let without = common::compile(rel, &common::config_for(rel, "-O2 --nested tb+wp+fg"));
+        assert!(with.cuda.contains("irgl::grid_publish("), "{rel}");
+        // The version is the kernel as the schedule without gd makes it, to the letter.
+        assert_eq!(
+            function(&with.cuda, version).replace("_nogd", ""),
+            function(&without.cuda, kernel),
+            "{rel}"
+        );
+        let copy = function(&with.cuda, version);
+        assert!(
+            !copy.contains("irgl_grid_") && !copy.contains("irgl_gd"),
+            "{rel}: the version neither publishes nor helps"
+        );
+        assert!(
+            with.cuda.contains("uint32_t grid_min = 0;  // irgl_grid_min; 0: launch the kernels' versions without gd"),
+            "{rel}"
+        );
+        assert!(with.cuda.contains("h.grid_min = grid_min;"), "{rel}");
+    }
+    let bfs = common::compile(
+        "programs/bfs.irgl",
+        &common::config_for("programs/bfs.irgl", "-O2"),
+    )
+    .cuda;
+    assert!(bfs.contains(
+        "auto* const irgl_control = h.grid_min != 0u ? irgl_control0 : irgl_control0_nogd;"
+    ));
+    assert!(bfs.contains("__global__ void __launch_bounds__(BLOCK) irgl_control0_nogd("));
+    assert!(function(&bfs, "irgl_control0_nogd").contains("irgl_dev_bfs_nogd("));
+    assert!(!function(&bfs, "irgl_control0_nogd").contains("irgl_dev_bfs("));
+    // Times name the version that ran, messages the kernel of the source.
+    assert!(bfs.contains("irgl_calls[] = {\"bfs\", \"bfs_nogd\"}"));
+    assert!(bfs.contains("irgl_sources[] = {\"bfs\", \"bfs\"}"));
+    let tc = common::compile(
+        "programs/tc.irgl",
+        &common::config_for("programs/tc.irgl", "-O2"),
+    )
+    .cuda;
+    assert!(tc.contains(
+        "if (h.serial_inner) {\n    launch_count_triangles_serial(h);\n  } else if (h.grid_min == 0u) {\n    launch_count_triangles_nogd(h);\n  } else {\n    launch_count_triangles(h);\n  }"
+    ), "tc's launch: serial, else without gd, else the kernel");
 }

@@ -52,24 +52,40 @@ fn o0_is_the_baseline_and_every_program_compiles_cleanly_at_every_level() {
 
 #[test]
 fn o2_chooses_from_the_program_not_its_name() {
-    // bfs: nested edge loops and a worklist Iterate: tb+wp+fg, outlined on a grid that the
-    // graph chooses when the program runs, and repeated pops dropped on dense graphs (its
-    // kernel does nothing more on a second pass over a node).
+    // bfs: nested edge loops that end their item and reduce nothing, and a worklist
+    // Iterate: gd+tb+wp+fg (hubs to the grid, in a version of the kernel that the program
+    // runs where a node is that long), outlined on a grid that the graph chooses when the
+    // program runs, and repeated pops dropped on dense graphs (its kernel does nothing more
+    // on a second pass over a node).
     let (c, chosen) = resolve(&program("programs/bfs.irgl"), &[]).unwrap();
     assert_eq!(chosen.level, OptLevel::O2);
     assert_eq!(
         flags(&chosen),
         [
-            "--nested tb+wp+fg",
+            "--nested gd+tb+wp+fg",
             "--outline outer",
             "--outline-grid auto",
             "--drop-repeats all"
         ]
     );
+    assert!(
+        chosen
+            .render()
+            .contains("in `bfs`, an item longer than a block's share")
+    );
     assert_eq!(
         c.canonical(),
-        "-O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
+        "-O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
     );
+    // -O1 has no gd; nor has a program whose every scheduled loop reduces (pr-pull's sum,
+    // mis's look for a neighbour of higher priority).
+    let (o1, _) = resolve(&program("programs/bfs.irgl"), &["-O1"]).unwrap();
+    assert_eq!(o1.nested.default.to_string(), "tb+wp+fg");
+    for rel in ["programs/pr-pull.irgl", "programs/mis.irgl"] {
+        let (other, chosen) = resolve(&program(rel), &[]).unwrap();
+        assert_eq!(other.nested.default.to_string(), "tb+wp+fg", "{rel}");
+        assert!(flags(&chosen).contains(&"--nested tb+wp+fg"), "{rel}");
+    }
     let cuda = common::compile("programs/bfs.irgl", &c).cuda;
     assert!(
         cuda.contains("(h.hg.nedges < 12ull * h.hg.nnodes ? irgl::sm_count() : 0)"),
@@ -137,7 +153,7 @@ main { Invoke k(g); }
 #[test]
 fn short_constant_loops_stay_serial_and_flags_override_the_choices() {
     let (c, chosen) = resolve(SHORT, &[]).unwrap();
-    assert_eq!(c.nested.default.to_string(), "tb+wp+fg");
+    assert_eq!(c.nested.default.to_string(), "gd+tb+wp+fg");
     assert_eq!(
         c.nested.overrides.get("k.loop1").map(|s| s.to_string()),
         Some("serial".to_string())
@@ -260,6 +276,35 @@ fn serial_versions_go_to_node_sweeps_whose_edge_loops_cost_alike() {
         };
         assert!(e.contains(says), "{words:?}: {e}");
     }
+}
+
+#[test]
+fn the_verifier_checks_versions_without_gd() {
+    let (c, _) = resolve(&program("programs/bfs.irgl"), &[]).unwrap();
+    let m = common::compile("programs/bfs.irgl", &c).module;
+    assert!(irgl_ir::verify(&m).is_ok());
+    let (k, version) = m
+        .kernels
+        .iter()
+        .find_map(|(id, k)| k.no_grid_version.map(|v| (id, v)))
+        .expect("bfs has a version without gd");
+    assert_eq!(m.kernels[version].name, "bfs_nogd");
+    let mut broken = m.clone();
+    broken.kernels[version].no_grid_of = None;
+    assert!(format!("{:?}", irgl_ir::verify(&broken)).contains("is not marked as its version"));
+    let mut broken = m.clone();
+    broken.kernels[version].body = broken.kernels[k].body.clone();
+    assert!(
+        format!("{:?}", irgl_ir::verify(&broken))
+            .contains("a nested loop that hands items to the grid"),
+        "a version with gd in its schedule"
+    );
+    let mut broken = m.clone();
+    broken.kernels[k].body = broken.kernels[version].body.clone();
+    assert!(
+        format!("{:?}", irgl_ir::verify(&broken)).contains("no nested loop of its own hands items"),
+        "a kernel without gd that has a version without it"
+    );
 }
 
 #[test]

@@ -119,6 +119,13 @@ pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> S
         (None, Some(of)) => format!(" serial version of {of}"),
         (None, None) => String::new(),
     };
+    let version = match (k.no_grid_version, k.no_grid_of) {
+        (Some(v), _) => format!(
+            "{version} version without gd {v} (on graphs without a node past the grid's threshold)"
+        ),
+        (None, Some(of)) => format!("{version} the version of {of} without gd"),
+        (None, None) => version,
+    };
     let _ = writeln!(
         out,
         "kernel {id} {}({}){shared}{asynchronous}{backoff}{version} {{",

@@ -271,6 +271,14 @@ pub struct Kernel {
     /// This kernel is the serial version of that one: it is launched where that one is, and
     /// messages name that one.
     pub serial_of: Option<KernelId>,
+    /// A copy of this kernel with `gd` ([`Policy::Grid`]) left out of its nested loops
+    /// (`schedule_nested_loops`): the program launches it instead of this one on graphs
+    /// where no node reaches the grid's threshold (`irgl_grid_min` is 0), so that there the
+    /// code that hands items to the grid costs nothing, not even registers.
+    pub no_grid_version: Option<KernelId>,
+    /// This kernel is the version of that one without `gd`: it is launched where that one
+    /// is, and messages name that one.
+    pub no_grid_of: Option<KernelId>,
 }
 
 impl Kernel {
@@ -286,7 +294,15 @@ impl Kernel {
             backoff: None,
             serial_version: None,
             serial_of: None,
+            no_grid_version: None,
+            no_grid_of: None,
         }
+    }
+
+    /// The kernel of the source that this one is a version of (serial, or without `gd`),
+    /// if it is one: its sites and messages take that kernel's name.
+    pub fn version_of(&self) -> Option<KernelId> {
+        self.serial_of.or(self.no_grid_of)
     }
 }
 

@@ -60,6 +60,7 @@ pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
             errors.extend(backoff_kernel(k, b));
         }
         errors.extend(serial_version(module, id, k));
+        errors.extend(no_grid_version(module, id, k));
     }
     let mut v = Verifier::new(module, &module.host, Side::Host, "main".into());
     v.run();
@@ -128,6 +129,88 @@ fn backoff_kernel(k: &Kernel, b: Backoff) -> Vec<VerifyError> {
     errors
 }
 
+/// Whether two versions of a kernel take the same parameters and are launched alike
+/// (asynchrony, backoff).
+fn launched_alike(a: &Kernel, b: &Kernel) -> bool {
+    let types = |k: &Kernel| -> Vec<Option<Ty>> {
+        k.params
+            .iter()
+            .map(|p| match p {
+                KernelParam::Graph(_) => None,
+                KernelParam::Scalar(l) => k.body.locals.get(*l).map(|l| l.ty),
+            })
+            .collect()
+    };
+    types(a) == types(b) && a.asynchronous == b.asynchronous && a.backoff == b.backoff
+}
+
+/// Whether some nested loop of the kernel may hand items to the grid ([`Policy::Grid`]).
+fn hands_items_to_the_grid(k: &Kernel) -> bool {
+    visit::block_any(&k.body, &k.body.block, &|s| {
+        matches!(
+            s,
+            StmtKind::ForAll(ForAll {
+                schedule: Schedule::Block(b),
+                ..
+            }) if b.policies.contains(&Policy::Grid)
+        )
+    })
+}
+
+/// A kernel and its version without `gd` point at each other, are launched alike, the
+/// kernel hands items to the grid and the version does not, and neither is a serial version.
+fn no_grid_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
+    let error = |message: String| VerifyError {
+        body: format!("kernel {}", k.name),
+        stmt: None,
+        message,
+    };
+    let mut errors = Vec::new();
+    if let Some(v) = k.no_grid_version {
+        match m.kernels.get(v) {
+            None => errors.push(error(format!("its version without gd {v} is no kernel"))),
+            Some(version) => {
+                if version.no_grid_of != Some(id) || version.no_grid_version.is_some() {
+                    errors.push(error(format!(
+                        "its version without gd {} is not marked as its version",
+                        version.name
+                    )));
+                }
+                if !launched_alike(k, version) {
+                    errors.push(error(format!(
+                        "its version without gd {} takes other parameters or is launched otherwise",
+                        version.name
+                    )));
+                }
+            }
+        }
+        if !hands_items_to_the_grid(k) {
+            errors.push(error(
+                "it has a version without gd, but no nested loop of its own hands items to the grid"
+                    .into(),
+            ));
+        }
+    }
+    if let Some(of) = k.no_grid_of {
+        if m.kernels.get(of).and_then(|o| o.no_grid_version) != Some(id) {
+            errors.push(error(format!(
+                "the version of {of} without gd, which does not name it as its version"
+            )));
+        }
+        if hands_items_to_the_grid(k) {
+            errors.push(error(
+                "a version without gd with a nested loop that hands items to the grid".into(),
+            ));
+        }
+        if k.serial_of.is_some() || k.serial_version.is_some() {
+            errors.push(error(
+                "a version without gd is also a serial version or has one".into(),
+            ));
+        }
+    }
+    errors
+}
+
 /// A kernel and its serial version point at each other, take the same parameters, are
 /// launched alike (asynchrony, backoff), and the version schedules no nested loop; the
 /// program has a rule for choosing it.
@@ -148,19 +231,7 @@ fn serial_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
                         version.name
                     )));
                 }
-                let types = |k: &Kernel| -> Vec<Option<Ty>> {
-                    k.params
-                        .iter()
-                        .map(|p| match p {
-                            KernelParam::Graph(_) => None,
-                            KernelParam::Scalar(l) => k.body.locals.get(*l).map(|l| l.ty),
-                        })
-                        .collect()
-                };
-                if types(k) != types(version)
-                    || k.asynchronous != version.asynchronous
-                    || k.backoff != version.backoff
-                {
+                if !launched_alike(k, version) {
                     errors.push(error(format!(
                         "its serial version {} takes other parameters or is launched otherwise",
                         version.name
@@ -683,7 +754,9 @@ impl<'a> Verifier<'a> {
                 });
                 let versions: Vec<KernelId> = launched
                     .iter()
-                    .filter_map(|&k| self.module.kernels.get(k).and_then(|k| k.serial_version))
+                    .filter_map(|&k| self.module.kernels.get(k))
+                    .flat_map(|k| [k.serial_version, k.no_grid_version])
+                    .flatten()
                     .collect();
                 launched.extend(versions);
                 if launched != c.kernels {

@@ -63,11 +63,12 @@ use crate::schedule_nested_loops::make_uniform;
 pub fn aggregate_pushes(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
     let mut used: BTreeSet<&str> = BTreeSet::new();
     let globals: Vec<Ty> = m.globals.iter().map(|g| g.ty).collect();
-    // A serial version's sites are its kernel's: they are named, and aggregated, alike.
+    // A version's sites (serial, or without gd) are its kernel's: they are named, and
+    // aggregated, alike.
     let site_kernel: Vec<String> = m
         .kernels
         .iter()
-        .map(|(_, k)| match k.serial_of {
+        .map(|(_, k)| match k.version_of() {
             Some(of) => m.kernels[of].name.clone(),
             None => k.name.clone(),
         })
@@ -220,7 +221,7 @@ pub fn site_names(m: &Module) -> Vec<String> {
     let globals: Vec<Ty> = m.globals.iter().map(|g| g.ty).collect();
     m.kernels
         .iter()
-        .filter(|(_, k)| k.serial_of.is_none())
+        .filter(|(_, k)| k.version_of().is_none())
         .flat_map(|(_, k)| {
             let pushes = push_sites(&k.body).len();
             let adds = add_sites(&globals, &k.body).len();

@@ -17,6 +17,11 @@
 //!   global is aggregated (`block` where its old value is unused: one atomic per block and
 //!   trip or loop; `warp` where it is used). nvcc aggregates 32-bit and constant additions by
 //!   itself, and pushes (one `atomicAdd` per lane on the worklist's count), so those stay.
+//! - `-O2`, items for the whole grid: where a nested loop can take `gd` (it ends its item and
+//!   reduces nothing, in a kernel without a grid barrier or asynchrony), the schedule is
+//!   `gd+tb+wp+fg`: an item longer than a block's share of the graph's edges goes to the whole
+//!   grid. Such a kernel also gets a version without `gd`, launched on graphs where no node is
+//!   that long, so that those graphs run the code of `tb+wp+fg`, registers and all.
 //! - `-O2`, outlining: the outermost outlinable `Iterate`s, `Pipe`s and host loops run as
 //!   control kernels (`--outline outer`). Their grid: when every kernel that `main` repeats
 //!   pops a worklist, `auto` (a round's work is its worklist: chosen by the graph when the
@@ -125,6 +130,7 @@ pub fn choose_options(m: &Module, level: OptLevel) -> LevelChoices {
         choose_additions(m, &mut config, &mut choices);
     }
     if level >= OptLevel::O2 {
+        choose_grid_items(m, &mut config, &mut choices);
         choose_outlining(m, &mut config, &mut choices);
         choose_grid(m, &mut config, &mut choices);
         choose_drop_repeats(m, &mut config, &mut choices);
@@ -216,6 +222,49 @@ fn choose_schedules(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice
                 ),
             });
         }
+    }
+}
+
+/// Items for the whole grid: `gd` ahead of the shared schedule, where some nested loop can
+/// take it (it ends its item and reduces nothing, in a kernel without a grid barrier). Such a
+/// kernel gets a version without `gd`, which the program launches on graphs where no node
+/// reaches the grid's threshold: there nothing changes, not even the registers.
+fn choose_grid_items(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
+    let shared = ScheduleSpec::parse("tb+wp+fg").expect("a valid schedule");
+    if config.nested.default != shared || m.graph.mesh {
+        return;
+    }
+    let grid = ScheduleSpec::parse("gd+tb+wp+fg").expect("a valid schedule");
+    let mut trial = m.clone();
+    let mut with_grid = config.clone();
+    with_grid.nested.default = grid.clone();
+    if schedule_nested_loops(&mut trial, &with_grid).is_err() {
+        return;
+    }
+    let kernels: Vec<String> = trial
+        .kernels
+        .iter()
+        .filter(|(_, k)| k.no_grid_version.is_some())
+        .map(|(_, k)| format!("`{}`", k.name))
+        .collect();
+    if kernels.is_empty() {
+        return;
+    }
+    config.nested.default = grid.clone();
+    let why = format!(
+        "; and first gd: in {}, an item longer than a block's share of the graph's edges (a hub) goes to the whole grid, and a version without gd runs on graphs without such a node (loops that reduce, or that statements of the item follow, keep the rest)",
+        kernels.join(", ")
+    );
+    let shared_flag = format!("--nested {shared}");
+    match choices.iter_mut().find(|c| c.flag == shared_flag) {
+        Some(c) => {
+            c.flag = format!("--nested {grid}");
+            c.why.push_str(&why);
+        }
+        None => choices.push(Choice {
+            flag: format!("--nested {grid}"),
+            why: why.trim_start_matches("; and first ").to_string(),
+        }),
     }
 }
 

@@ -165,10 +165,12 @@ fn outline(m: &mut Module, s: StmtId, id: ControlId, origin: String, grid: GridS
         StmtKind::Launch(l) if !kernels.contains(&l.kernel) => kernels.push(l.kernel),
         _ => {}
     });
-    // Their serial versions are called in their place on some graphs.
+    // Their serial versions, and their versions without gd, are called in their place on
+    // some graphs.
     let versions: Vec<KernelId> = kernels
         .iter()
-        .filter_map(|&k| m.kernels[k].serial_version)
+        .flat_map(|&k| [m.kernels[k].serial_version, m.kernels[k].no_grid_version])
+        .flatten()
         .collect();
     kernels.extend(versions);
     let used = visit::locals_used(body, &block);

@@ -41,7 +41,11 @@
 //! every block runs chunks of it after its own last trip (the code generator's `grid_help`).
 //! The item must not wait for those iterations, so `gd` is left out, with the reason kept in
 //! the schedule's note, for a loop that reduces or that statements of the item follow, and in
-//! kernels that are asynchronous or have a grid barrier; the rest of the schedule stays.
+//! kernels that are asynchronous or have a grid barrier; the rest of the schedule stays. A
+//! kernel with a loop under `gd` is then copied with `gd` left out, `K_nogd`
+//! ([`Kernel::no_grid_version`]): the program launches the copy on graphs where no node
+//! reaches the threshold, so that there the code (and its registers) is the schedule's
+//! without `gd`.
 //!
 //! **Serial versions.** With a [`SerialRule`] (`--adapt on`), a kernel whose scheduled loops
 //! all sit in `ForAll`s over the nodes, and whose edges cost alike (no push and no loop that
@@ -86,6 +90,9 @@ pub fn schedule_nested_loops(m: &mut Module, config: &OptConfig) -> Result<(), V
             shared += transform_outer(&mut kernel.body, outer, &loops, config, no_grid);
         }
         kernel.shared_bytes = shared;
+        if hands_items_to_the_grid(&m.kernels[k]) {
+            add_no_grid_version(m, k);
+        }
     }
     if errors.is_empty() {
         Ok(())
@@ -150,6 +157,55 @@ fn add_serial_version(m: &mut Module, k: KernelId) {
     copy.serial_of = Some(k);
     let version = m.kernels.push(copy);
     m.kernels[k].serial_version = Some(version);
+}
+
+/// Whether some nested loop of the kernel may hand items to the grid ([`Policy::Grid`]).
+fn hands_items_to_the_grid(kernel: &Kernel) -> bool {
+    visit::block_any(&kernel.body, &kernel.body.block, &|s| {
+        matches!(
+            s,
+            StmtKind::ForAll(ForAll {
+                schedule: Schedule::Block(b),
+                ..
+            }) if b.policies.contains(&Policy::Grid)
+        )
+    })
+}
+
+/// Adds a copy of kernel `k` with `gd` left out of every schedule (the next policy takes
+/// the items `gd` would have), named `K_nogd`, as its version for graphs without a node
+/// past the grid's threshold ([`Kernel::no_grid_version`]): there the program launches the
+/// copy, which has no publish step and no help loop, and so the registers and the code of
+/// the schedule without `gd`.
+fn add_no_grid_version(m: &mut Module, k: KernelId) {
+    let mut copy = m.kernels[k].clone();
+    let mut name = format!("{}_nogd", copy.name);
+    let mut n = 1;
+    while m.kernel_named(&name).is_some() {
+        n += 1;
+        name = format!("{}_nogd{n}", copy.name);
+    }
+    copy.name = name;
+    copy.serial_version = None;
+    copy.no_grid_of = Some(k);
+    let ids: Vec<StmtId> = copy.body.stmts.keys().collect();
+    for s in ids {
+        if let StmtKind::ForAll(ForAll {
+            schedule: Schedule::Block(b),
+            ..
+        }) = &mut copy.body.stmts[s].kind
+            && let Some(i) = b.policies.iter().position(|p| *p == Policy::Grid)
+        {
+            b.policies.remove(i);
+            b.thresholds.remove(i);
+            b.note = Some(
+                "gd left out: the version for graphs without a node past the grid's threshold"
+                    .into(),
+            );
+        }
+    }
+    let version = m.kernels.push(copy);
+    m.kernels[k].no_grid_version = Some(version);
 }
 
 /// The `--nested-at` overrides, by loop: the schedule and the key as written.

@@ -1011,7 +1011,7 @@ fn the_default_level_is_o2_and_its_header_rebuilds_the_same_file() {
     assert_eq!(out.status.code(), Some(0));
     let ir = String::from_utf8_lossy(&out.stdout);
     assert!(ir.starts_with("options of -O2"), "{ir}");
-    assert!(ir.contains("  --nested tb+wp+fg: ") && ir.contains("  --outline outer: "));
+    assert!(ir.contains("  --nested gd+tb+wp+fg: ") && ir.contains("  --outline outer: "));
     let out = irglc(&["emit", "ir", "programs/bfs.irgl", "-O0"]);
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("options of -O0: the baseline\n"));
     // The default build's header names its options from -O0; they rebuild the same file.
@@ -1027,7 +1027,7 @@ fn the_default_level_is_o2_and_its_header_rebuilds_the_same_file() {
     let options = text.lines().nth(1).unwrap();
     assert_eq!(
         options,
-        "// Options: -O0 --block-size 256 --nested tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
+        "// Options: -O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
     );
     let again = dir.join("b.cu");
     let mut args = vec!["compile", "programs/bfs.irgl"];
