@@ -1142,6 +1142,19 @@ pub struct KernelFacts {
 }
 
 impl Kernel {
+    /// Whether some nested loop of the kernel may hand items to the grid ([`Policy::Grid`]).
+    pub fn hands_items_to_the_grid(&self) -> bool {
+        crate::visit::block_any(&self.body, &self.body.block, &|s| {
+            matches!(
+                s,
+                StmtKind::ForAll(ForAll {
+                    schedule: Schedule::Block(b),
+                    ..
+                }) if b.policies.contains(&Policy::Grid)
+            )
+        })
+    }
+
     /// The kernel's facts, read off its body.
     pub fn facts(&self) -> KernelFacts {
         let body = &self.body;

@@ -144,19 +144,6 @@ fn launched_alike(a: &Kernel, b: &Kernel) -> bool {
     types(a) == types(b) && a.asynchronous == b.asynchronous && a.backoff == b.backoff
 }
 
-/// Whether some nested loop of the kernel may hand items to the grid ([`Policy::Grid`]).
-fn hands_items_to_the_grid(k: &Kernel) -> bool {
-    visit::block_any(&k.body, &k.body.block, &|s| {
-        matches!(
-            s,
-            StmtKind::ForAll(ForAll {
-                schedule: Schedule::Block(b),
-                ..
-            }) if b.policies.contains(&Policy::Grid)
-        )
-    })
-}
-
 /// A kernel and its version without `gd` point at each other, are launched alike, the
 /// kernel hands items to the grid and the version does not, and neither is a serial version.
 fn no_grid_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
@@ -184,7 +171,7 @@ fn no_grid_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
                 }
             }
         }
-        if !hands_items_to_the_grid(k) {
+        if !k.hands_items_to_the_grid() {
             errors.push(error(
                 "it has a version without gd, but no nested loop of its own hands items to the grid"
                     .into(),
@@ -197,7 +184,7 @@ fn no_grid_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
                 "the version of {of} without gd, which does not name it as its version"
             )));
         }
-        if hands_items_to_the_grid(k) {
+        if k.hands_items_to_the_grid() {
             errors.push(error(
                 "a version without gd with a nested loop that hands items to the grid".into(),
             ));

@@ -90,7 +90,7 @@ pub fn schedule_nested_loops(m: &mut Module, config: &OptConfig) -> Result<(), V
             shared += transform_outer(&mut kernel.body, outer, &loops, config, no_grid);
         }
         kernel.shared_bytes = shared;
-        if hands_items_to_the_grid(&m.kernels[k]) {
+        if m.kernels[k].hands_items_to_the_grid() {
             add_no_grid_version(m, k);
         }
     }
@@ -157,19 +157,6 @@ fn add_serial_version(m: &mut Module, k: KernelId) {
     copy.serial_of = Some(k);
     let version = m.kernels.push(copy);
     m.kernels[k].serial_version = Some(version);
-}
-
-/// Whether some nested loop of the kernel may hand items to the grid ([`Policy::Grid`]).
-fn hands_items_to_the_grid(kernel: &Kernel) -> bool {
-    visit::block_any(&kernel.body, &kernel.body.block, &|s| {
-        matches!(
-            s,
-            StmtKind::ForAll(ForAll {
-                schedule: Schedule::Block(b),
-                ..
-            }) if b.policies.contains(&Policy::Grid)
-        )
-    })
 }
 
 /// Adds a copy of kernel `k` with `gd` left out of every schedule (the next policy takes
