@@ -441,14 +441,27 @@ impl Emitter<'_> {
 
     /// A grid barrier: nothing is pending after it, and a clear may join it.
     fn barrier(&mut self) {
+        self.barrier_then(Vec::new());
+    }
+
+    /// A grid barrier whose last arrival runs `actions` (one thread, before it releases the
+    /// others); a clear may join them.
+    fn barrier_then(&mut self, actions: Vec<String>) {
         let at = self.w.mark();
-        self.w.line("irgl::grid_sync();");
+        if actions.is_empty() {
+            self.w.line("irgl::grid_sync();");
+        } else {
+            self.w.line(format!(
+                "irgl::grid_sync_then([&] {{ {} }});",
+                actions.join(" ")
+            ));
+        }
         let c = self.ctx();
         c.hazards = Hazards::default();
         c.hoist = Some(Hoist {
             at,
             views: [0, 1, 2],
-            actions: Vec::new(),
+            actions,
         });
     }
 
@@ -603,6 +616,17 @@ impl Emitter<'_> {
                 } else {
                     // A kernel without a ForAll (or a grid barrier) runs on one thread.
                     self.timed_call(&format!("if (irgl_leader) {call}"), index);
+                }
+                // The tables of its loops under gd are reset by the barrier after the call
+                // (the next launch reads the data it wrote: that barrier comes anyway).
+                let tables = crate::device::grid_tables(k);
+                if !tables.is_empty() {
+                    self.barrier_then(
+                        tables
+                            .iter()
+                            .map(|t| format!("irgl::grid_reset({t});"))
+                            .collect(),
+                    );
                 }
                 let mut pushed: Vec<(u8, &str)> = Vec::new();
                 if facts.pushes {

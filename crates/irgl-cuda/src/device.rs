@@ -782,6 +782,28 @@ pub(crate) fn edges_of(dir: EdgeDir) -> &'static str {
 
 /// The block-scheduled loops in `block` (a kernel's body, or a uniform outer loop's) that
 /// hand items to the grid ([`Policy::Grid`]), in order.
+/// The prefix of the tables of kernel `k`'s loops under `gd` (`irgl_grid_K_`).
+pub(crate) fn grid_prefix(k: &Kernel) -> String {
+    format!("irgl_grid_{}_", cpp(&k.name))
+}
+
+/// The table of the loop `id` under `gd`, in the kernel of tables `prefix`.
+pub(crate) fn grid_table(prefix: &str, id: LoopId) -> String {
+    format!("{prefix}{}", id.index())
+}
+
+/// The tables of kernel `k`'s loops under `gd`, which must be empty again after each launch:
+/// a kernel launched from the host has each block count itself out (`irgl::grid_leave`, one
+/// atomic on one word a block); a control kernel has the last arrival at the grid barrier
+/// after the call reset them (`irgl::grid_reset`), the barrier it needs there anyway.
+pub(crate) fn grid_tables(k: &Kernel) -> Vec<String> {
+    let prefix = grid_prefix(k);
+    grid_loops(&k.body, &k.body.block)
+        .into_iter()
+        .map(|(f, _)| grid_table(&prefix, f.id))
+        .collect()
+}
+
 pub(crate) fn grid_loops<'b>(
     body: &'b Body,
     block: &Block,

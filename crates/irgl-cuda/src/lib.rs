@@ -418,13 +418,26 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         e.chunked = k.backoff.is_some();
         e.x.asynchronous = k.asynchronous.is_some();
         e.x.coherent = &coherent;
-        e.grid_prefix = format!("irgl_grid_{}_", cpp(&k.name));
+        e.grid_prefix = device::grid_prefix(k);
+        let in_control = controls.iter().any(|c| c.kernels.contains(&id));
+        e.grid_leave = !in_control;
         e.deferred_sums();
         e.block(&k.body.block);
         e.deferred_adds();
-        let in_control = controls.iter().any(|c| c.kernels.contains(&id));
         let (device_signature, device_call) = if in_control {
-            device::device_function(k)
+            let (signature, mut call) = device::device_function(k);
+            // Launched from the host too: its blocks count themselves out of the tables.
+            let leaves: Vec<String> = device::grid_tables(k)
+                .iter()
+                .map(|t| format!("irgl::grid_leave({t});"))
+                .collect();
+            if !leaves.is_empty() {
+                call.push_str(&format!(
+                    "\n  if (threadIdx.x == 0) {{ {} }}",
+                    leaves.join(" ")
+                ));
+            }
+            (signature, call)
         } else {
             (String::new(), String::new())
         };

@@ -175,7 +175,7 @@ impl Emitter<'_> {
     fn grid_publish(&mut self, f: &ForAll, b: &BlockSchedule) {
         let n = f.id.index();
         let body = self.body();
-        let table = format!("{}{n}", self.grid_prefix);
+        let table = crate::device::grid_table(&self.grid_prefix, f.id);
         let mut decls = vec![format!(
             "// {} of `{}`: the items its owners hand to the whole grid (irgl/grid_items.cuh).",
             f.id,
@@ -224,14 +224,14 @@ impl Emitter<'_> {
 
     /// `gd`, after the outer loop's last trip (uniform code): the block takes chunks of the
     /// items the grid's owners published until none is left and runs their iterations with
-    /// the owners' values; then the last block out clears the table. Inline: run as a
+    /// the owners' values; then the last block out clears the table (in a control kernel,
+    /// the barrier after the call: [`crate::device::grid_tables`]). Inline: run as a
     /// function that is never inlined, the iterations spilled less in control kernels capped
     /// at 32 registers, but bfs, sssp and bc on a star of degree 1 M took 0.7 ms more a run
     /// (0.86 ms against 0.14, one H200).
     pub(crate) fn grid_help(&mut self, f: &ForAll, b: &BlockSchedule) {
-        let n = f.id.index();
         let body = self.body();
-        let table = format!("{}{n}", self.grid_prefix);
+        let table = crate::device::grid_table(&self.grid_prefix, f.id);
         let ty = c_type(body.locals[f.var].ty);
         let v = self.x.local(f.var);
         let uses_var = irgl_ir::visit::locals_used(body, &f.body).contains(&f.var);
@@ -283,8 +283,10 @@ impl Emitter<'_> {
         self.continues.pop();
         self.w.close("}");
         self.w.close("}");
-        self.w
-            .line(format!("if (threadIdx.x == 0) irgl::grid_leave({table});"));
+        if self.grid_leave {
+            self.w
+                .line(format!("if (threadIdx.x == 0) irgl::grid_leave({table});"));
+        }
         self.w.close("}");
     }
 

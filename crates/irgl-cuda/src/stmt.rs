@@ -54,6 +54,11 @@ pub(crate) struct Emitter<'a> {
     /// Inside the iterations the grid took from a loop's owners: its block-loop pushes
     /// reserve per warp (their slots were not reserved with the owner's block).
     pub grid_help: bool,
+    /// Each block counts itself out of a loop's table after taking its last chunk
+    /// (`irgl::grid_leave`), where the kernel body is the `__global__` function; a device
+    /// function for control kernels leaves that to its `__global__` entry and to the control
+    /// kernel's barrier after the call.
+    pub grid_leave: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -82,6 +87,7 @@ impl<'a> Emitter<'a> {
             grid_prefix: String::new(),
             grid_decls: Vec::new(),
             grid_help: false,
+            grid_leave: true,
         }
     }
 

@@ -190,3 +190,58 @@ fn graphs_without_hubs_run_the_kernels_versions_without_gd() {
         "if (h.serial_inner) {\n    launch_count_triangles_serial(h);\n  } else if (h.grid_min == 0u) {\n    launch_count_triangles_nogd(h);\n  } else {\n    launch_count_triangles(h);\n  }"
     ), "tc's launch: serial, else without gd, else the kernel");
 }
+
+#[test]
+fn the_tables_are_emptied_by_the_last_block_or_by_the_control_kernels_barrier() {
+    // `k` runs from the host once and then in a control kernel.
+    let text = "graph g {\n  node x: u32;\n}\n\nKernel k(graph g) {\n  ForAll (n In g.nodes) {\n    ForAll (e In g.edges(n)) {\n      g.x[g.dst(e)] = 1;\n    }\n  }\n}\n\nmain {\n  Invoke k(g);\n  let i: u32 = 0;\n  while (i < 3) {\n    Invoke k(g);\n    i += 1;\n  }\n}\n";
+    let c = common::compile_text(
+        "both.irgl",
+        text,
+        &common::config("--nested gd+tb+wp+fg --outline outer"),
+    );
+    // The device function leaves the table alone; its entry for host launches counts each
+    // block out, and the last one resets it.
+    assert!(!function(&c.cuda, "irgl_dev_k").contains("grid_leave"));
+    assert!(
+        function(&c.cuda, "k").contains(
+            "  irgl_dev_k(g);\n  if (threadIdx.x == 0) { irgl::grid_leave(irgl_grid_k_1); }"
+        ),
+        "{}",
+        function(&c.cuda, "k")
+    );
+    // The control kernel resets it in the barrier after the call: no barrier more than in
+    // the control kernel that calls the version without gd.
+    let control = function(&c.cuda, "irgl_control0");
+    let call = control.find("irgl_dev_k(g);").expect("the call");
+    let reset = control
+        .find("irgl::grid_sync_then([&] { irgl::grid_reset(irgl_grid_k_1); });")
+        .expect("the reset in a barrier");
+    assert!(call < reset);
+    assert!(!control.contains("grid_leave"));
+    assert_eq!(
+        control.matches("irgl::grid_sync").count(),
+        function(&c.cuda, "irgl_control0_nogd")
+            .matches("irgl::grid_sync")
+            .count()
+    );
+    // A kernel launched only from the host counts its blocks out after the help loop.
+    let tc = common::compile(
+        "programs/tc.irgl",
+        &common::config_for("programs/tc.irgl", "-O2"),
+    )
+    .cuda;
+    assert!(
+        function(&tc, "count_triangles")
+            .contains("if (threadIdx.x == 0) irgl::grid_leave(irgl_grid_count_triangles_1);")
+    );
+    // bfs's round keeps one barrier: the reset joins the worklist's clear.
+    let bfs = common::compile(
+        "programs/bfs.irgl",
+        &common::config_for("programs/bfs.irgl", "-O2"),
+    )
+    .cuda;
+    assert!(function(&bfs, "irgl_control0").contains(
+        "irgl::grid_sync_then([&] { irgl::grid_reset(irgl_grid_bfs_1); irgl_in.clear_device(); });"
+    ));
+}

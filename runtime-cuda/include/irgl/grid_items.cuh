@@ -4,7 +4,7 @@
 // million edges keeps one block busy for a million iterations while the rest of the grid
 // has finished. Under `gd`, an item of at least `grid_threshold` iterations is published
 // instead, and after its last trip every block of the launch takes chunks of the published
-// items until none is left; the last block out clears the table for the next launch. Only
+// items until none is left; then the table is emptied for the next launch. Only
 // a loop that ends its item and reduces nothing may do so (the compiler checks): nothing of
 // the item waits for the iterations. For each such loop the generated code declares one
 // `GridItems` table and, per value the iterations read (the first iteration, the closure),
@@ -18,7 +18,10 @@
 //   every block, after its last trip (uniform code), when irgl_grid_min != 0:
 //                  thread 0: irgl::grid_claim<CHUNK>(t, slot, first)   // slot kGridItems: none left
 //                  ... the block runs iterations [first, min(first + CHUNK, trips)) of slot ...
-//                  thread 0 once none is left: irgl::grid_leave(t)
+//   a kernel launched from the host, every block once done with the table, thread 0:
+//                  irgl::grid_leave(t)   // the last block out resets the table
+//   a control kernel, in the grid barrier after the call, its last arrival:
+//                  irgl::grid_reset(t)
 //
 // The arrays are read with irgl::load_coherent (past L1: a control kernel reuses the slots
 // in its next call, and another multiprocessor wrote them).
@@ -122,11 +125,9 @@ __device__ __forceinline__ void grid_claim(GridItems& t, uint32_t& slot, uint32_
   first = 0;
 }
 
-/// One thread of each block, after the block took its last chunk: the last block of the
-/// launch clears the table (every published item was handed out, and every block is done).
-__device__ __forceinline__ void grid_leave(GridItems& t) {
-  __threadfence();
-  if (atomicAdd(&t.left, 1u) != gridDim.x - 1u) return;
+/// One thread, once every block of the launch is done with the table: empties it for the
+/// next launch (the slots published, the count, the blocks counted out).
+__device__ __forceinline__ void grid_reset(GridItems& t) {
   const uint32_t published = *reinterpret_cast<volatile uint32_t*>(&t.count);
   const uint32_t n = published < kGridItems ? published : kGridItems;
   for (uint32_t s = 0; s < n; ++s) {
@@ -135,6 +136,17 @@ __device__ __forceinline__ void grid_leave(GridItems& t) {
   }
   t.count = 0u;
   t.left = 0u;
+}
+
+/// One thread of each block of a kernel launched from the host, after the block took its
+/// last chunk: the last block of the launch resets the table (every published item was
+/// handed out, and every block is done). A control kernel resets its tables in the grid
+/// barrier after the call instead (the last arrival runs grid_reset): one atomic on one
+/// word per block is what a grid barrier costs, about 1.7 us a call on an H200.
+__device__ __forceinline__ void grid_leave(GridItems& t) {
+  __threadfence();
+  if (atomicAdd(&t.left, 1u) != gridDim.x - 1u) return;
+  grid_reset(t);
   __threadfence();
 }
 
