@@ -48,9 +48,10 @@ pub struct BenchArgs {
     /// Timed runs per program, graph and set (overrides the suite's `runs`).
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
-    /// Only the programs whose name contains this text.
-    #[arg(long, value_name = "TEXT")]
-    pub only: Option<String>,
+    /// Only the programs whose name contains one of these texts, comma-separated (`cc`
+    /// keeps cc and cc-lp; `tc,mst` both).
+    #[arg(long, value_delimiter = ',', value_name = "TEXT,...")]
+    pub only: Vec<String>,
     /// Only these graphs of the suite, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
     pub graphs: Vec<String>,
@@ -291,17 +292,23 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if args
-            .only
-            .as_ref()
-            .is_some_and(|t| !stem.contains(t.as_str()))
-        {
+        if !args.only.is_empty() && !args.only.iter().any(|t| stem.contains(t.as_str())) {
             continue;
         }
         prepared.push((p, prepare(&suite, p, &file)?));
     }
     if prepared.is_empty() {
-        say!("error: no program of the suite is named like --only");
+        let names: Vec<String> = suite
+            .programs
+            .iter()
+            .filter_map(|p| Path::new(&p.file).file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        say!(
+            "error: no program of the suite has a name containing {} (--only); its programs: {}",
+            args.only.join(" or "),
+            names.join(", ")
+        );
         return Err(Failure::User);
     }
     // Build every distinct program of the run first.

@@ -159,6 +159,34 @@ fn bench_suites_check_programs_their_own_way() {
     );
     let records = std::fs::read_to_string(dir.join("bench-suite.json")).unwrap();
     assert!(records.contains("\"check\": \"NOT CHECKED"), "{records}");
+    // `--only` keeps the programs whose name contains one of its texts.
+    let (code, out, err) = irglc(
+        &dir,
+        &[
+            "bench",
+            "suite.toml",
+            "--arch",
+            "sm_90",
+            "--only",
+            "zzz,tim",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("timed: outputs NOT CHECKED") && !out.contains("levels: outputs"),
+        "{out}"
+    );
+    let (code, _, err) = irglc(
+        &dir,
+        &["bench", "suite.toml", "--arch", "sm_90", "--only", "zzz"],
+        &[],
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("no program of the suite has a name containing zzz (--only); its programs: levels, timed"),
+        "{err}"
+    );
     // A program named after no reference, and given no way to check it: the suite's error.
     std::fs::write(
         dir.join("bad.toml"),
