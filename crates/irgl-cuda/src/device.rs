@@ -780,8 +780,6 @@ pub(crate) fn edges_of(dir: EdgeDir) -> &'static str {
     }
 }
 
-/// The block-scheduled loops in `block` (a kernel's body, or a uniform outer loop's) that
-/// hand items to the grid ([`Policy::Grid`]), in order.
 /// The prefix of the tables of kernel `k`'s loops under `gd` (`irgl_grid_K_`).
 pub(crate) fn grid_prefix(k: &Kernel) -> String {
     format!("irgl_grid_{}_", cpp(&k.name))
@@ -804,6 +802,8 @@ pub(crate) fn grid_tables(k: &Kernel) -> Vec<String> {
         .collect()
 }
 
+/// The block-scheduled loops in `block` (a kernel's body, or a uniform outer loop's) that
+/// hand items to the grid ([`Policy::Grid`]), in order.
 pub(crate) fn grid_loops<'b>(
     body: &'b Body,
     block: &Block,
