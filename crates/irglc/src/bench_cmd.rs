@@ -264,6 +264,24 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
     if !args.graphs.is_empty() {
         suite.graphs.retain(|g| args.graphs.contains(&g.name));
     }
+    let names: Vec<String> = suite
+        .programs
+        .iter()
+        .filter_map(|p| Path::new(&p.file).file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    if !args.only.is_empty()
+        && !names
+            .iter()
+            .any(|n| args.only.iter().any(|t| n.contains(t.as_str())))
+    {
+        say!(
+            "error: no program of the suite has a name containing {} (--only); its programs: {}",
+            args.only.join(" or "),
+            names.join(", ")
+        );
+        return Err(Failure::User);
+    }
     let base = path.parent().unwrap_or(Path::new("."));
     let runs = args.runs.unwrap_or(suite.runs);
     irgl_tune::check_runs(runs).map_err(|e| {
@@ -296,20 +314,6 @@ fn run_suite(args: &BenchArgs, path: &Path) -> Result<(), Failure> {
             continue;
         }
         prepared.push((p, prepare(&suite, p, &file)?));
-    }
-    if prepared.is_empty() {
-        let names: Vec<String> = suite
-            .programs
-            .iter()
-            .filter_map(|p| Path::new(&p.file).file_stem())
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect();
-        say!(
-            "error: no program of the suite has a name containing {} (--only); its programs: {}",
-            args.only.join(" or "),
-            names.join(", ")
-        );
-        return Err(Failure::User);
     }
     // Build every distinct program of the run first.
     for (_, pp) in &mut prepared {

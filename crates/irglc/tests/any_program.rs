@@ -177,11 +177,7 @@ fn bench_suites_check_programs_their_own_way() {
         out.contains("timed: outputs NOT CHECKED") && !out.contains("levels: outputs"),
         "{out}"
     );
-    let (code, _, err) = irglc(
-        &dir,
-        &["bench", "suite.toml", "--arch", "sm_90", "--only", "zzz"],
-        &[],
-    );
+    let (code, _, err) = irglc(&dir, &["bench", "suite.toml", "--only", "zzz"], &[]);
     assert_eq!(code, Some(1));
     assert!(
         err.contains("no program of the suite has a name containing zzz (--only); its programs: levels, timed"),
