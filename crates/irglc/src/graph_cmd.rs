@@ -377,7 +377,10 @@ fn write_graph(g: &Csr, path: &Path) -> Result<(), GraphError> {
     match format {
         OutFormat::Gr => gr::check_writable(g)?,
         OutFormat::GapSerialized { weights } => sg::check_writable(g, weights)?,
-        OutFormat::Ecl => egr::check_writable(g)?,
+        OutFormat::Ecl => {
+            egr::check_writable(g)?;
+            ecl_warnings(g, path);
+        }
         OutFormat::EdgeList => {}
     }
     irgl_files::write_whole(path, |w| match format {
@@ -390,6 +393,25 @@ fn write_graph(g: &Csr, path: &Path) -> Result<(), GraphError> {
         path: path.display().to_string(),
         source: e,
     })
+}
+
+/// What the ECL codes expect of an `.egr` and a graph may not have: no self-loops (ECL-MIS
+/// does not finish on a graph with one) and both directions of every edge. A warning each,
+/// with the flag that mends it; the file is written as asked.
+fn ecl_warnings(g: &Csr, path: &Path) {
+    let loops = g.self_loops();
+    if loops > 0 {
+        say!(
+            "warning: {}: the graph has {loops} self-loop(s); ECL's codes expect none (ECL-MIS does not finish on them): add --drop-self-loops",
+            path.display()
+        );
+    }
+    if !g.is_symmetric() {
+        say!(
+            "warning: {}: the graph is directed; ECL's codes read undirected graphs (both directions of every edge): add --symmetrize",
+            path.display()
+        );
+    }
 }
 
 fn transform_and_write(g: Csr, t: &TransformArgs, out: &Path) -> Result<Csr, GraphError> {

@@ -1226,6 +1226,37 @@ fn graphs_are_written_as_gap_serialized_files() {
 }
 
 #[test]
+fn an_ecl_graph_with_self_loops_or_one_direction_is_written_with_a_warning() {
+    let dir = scratch("egr");
+    let el = dir.join("g.el");
+    std::fs::write(&el, "0 1\n1 1\n1 2\n").unwrap();
+    let egr = dir.join("g.egr");
+    let arg = |p: &Path| p.display().to_string();
+    // ECL-MIS does not finish on a self-loop, and the ECL codes read undirected graphs.
+    let out = irglc(&["graph", "convert", &arg(&el), "-o", &arg(&egr)]);
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 self-loop(s)") && err.contains("add --drop-self-loops"),
+        "{err}"
+    );
+    assert!(err.contains("add --symmetrize"), "{err}");
+    // Mended, no warning.
+    let out = irglc(&[
+        "graph",
+        "convert",
+        &arg(&el),
+        "-o",
+        &arg(&egr),
+        "--symmetrize",
+        "--drop-self-loops",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn graph_partition_reports_parts_mirrors_and_the_exchange() {
     let dir = scratch("partition");
     // A path 0 - 1 - 2 - 3, both directions: two parts cut one edge, one mirror each side.
