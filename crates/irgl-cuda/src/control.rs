@@ -408,10 +408,24 @@ fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
         (kernel_name(c), "")
     };
     format!(
-        "/// {}, outlined: the orchestration on the device, one resident grid{what}.\n__global__ void __launch_bounds__(BLOCK) {name}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {queue}{state}* irgl_state) {{\n{}}}",
+        "/// {}, outlined: the orchestration on the device, one resident grid{what}.\n__global__ void {} {name}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {queue}{state}* irgl_state) {{\n{}}}",
         c.origin,
+        launch_bounds(c.grid, m.launch.block_size),
         e.w.finish()
     )
+}
+
+/// A control kernel's `__launch_bounds__`. On a grid of K blocks per multiprocessor it is
+/// compiled for K (`__launch_bounds__(BLOCK, K)`): more resident blocks would not be used,
+/// so ptxas may give each thread up to 65536 / (K x BLOCK) registers rather than spill to
+/// keep blocks resident that never run (left to itself it gave kcore's control kernel 48
+/// registers and 104 bytes of spills, for a grid of one block per multiprocessor). Every
+/// other grid keeps ptxas's choice: there the registers decide how many blocks run.
+fn launch_bounds(grid: GridSize, block_size: u32) -> String {
+    match grid {
+        GridSize::PerSm(k) if k * block_size < 2048 => format!("__launch_bounds__(BLOCK, {k})"),
+        _ => "__launch_bounds__(BLOCK)".to_string(),
+    }
 }
 
 impl Emitter<'_> {

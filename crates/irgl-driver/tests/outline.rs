@@ -68,6 +68,35 @@ fn outer_outlines_the_outermost_node_with_its_scalars_and_kernels() {
 }
 
 #[test]
+fn a_control_kernel_on_k_blocks_per_multiprocessor_is_compiled_for_k() {
+    let bounds = |flags: &str| {
+        let c = common::compile("programs/bfs.irgl", &common::config(flags));
+        let at = c.cuda.find(" irgl_control0(").expect("a control kernel");
+        let line = c.cuda[..at].rsplit('\n').next().unwrap().to_string();
+        line
+    };
+    // The blocks beyond K never run: ptxas may use their registers.
+    assert_eq!(
+        bounds("--outline outer --outline-grid sm"),
+        "__global__ void __launch_bounds__(BLOCK, 1)"
+    );
+    assert_eq!(
+        bounds("--outline outer --outline-grid 3sm"),
+        "__global__ void __launch_bounds__(BLOCK, 3)"
+    );
+    // Where the registers decide how many blocks run, ptxas's choice stays: every resident
+    // block, a grid chosen at run time, a number of blocks, and K blocks that fill a
+    // multiprocessor anyway (8 x 256 threads).
+    for grid in ["resident", "auto", "100", "8sm"] {
+        assert_eq!(
+            bounds(&format!("--outline outer --outline-grid {grid}")),
+            "__global__ void __launch_bounds__(BLOCK)",
+            "{grid}"
+        );
+    }
+}
+
+#[test]
 fn every_program_outlines_under_every_schedule() {
     for (name, rel) in common::programs() {
         for flags in [
