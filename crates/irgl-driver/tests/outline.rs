@@ -72,8 +72,7 @@ fn a_control_kernel_on_k_blocks_per_multiprocessor_is_compiled_for_k() {
     let bounds = |flags: &str| {
         let c = common::compile("programs/bfs.irgl", &common::config(flags));
         let at = c.cuda.find(" irgl_control0(").expect("a control kernel");
-        let line = c.cuda[..at].rsplit('\n').next().unwrap().to_string();
-        line
+        c.cuda[..at].rsplit('\n').next().unwrap().to_string()
     };
     // The blocks beyond K never run: ptxas may use their registers.
     assert_eq!(
