@@ -41,11 +41,24 @@ impl Default for RmatParams {
     }
 }
 
+/// An RMAT graph: `2^scale` nodes, `edge_factor * 2^scale` directed edges, its quadrant
+/// probabilities and its seed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RmatSpec {
+    pub scale: u32,
+    pub edge_factor: u32,
+    pub params: RmatParams,
+    pub seed: u64,
+}
+
 /// A chunk of RMAT edges to generate: its index (the ChaCha stream) and its sources and targets.
 type Chunk<'a> = (usize, (&'a mut [u32], &'a mut [u32]));
 
 /// Edges per independently seeded chunk of RMAT generation.
 const CHUNK: usize = 1 << 18;
+
+/// Mixed into an RMAT graph's seed for the permutation of its labels.
+const LABEL_SALT: u64 = 0x5EED_5CA1_AB1E;
 
 /// An RMAT graph with `2^scale` nodes and `edge_factor * 2^scale` directed edges.
 pub fn rmat(
@@ -55,17 +68,7 @@ pub fn rmat(
     seed: u64,
     progress: &dyn Progress,
 ) -> Result<EdgeList> {
-    if !(1..=31).contains(&scale) {
-        return Err(GraphError::Invalid(format!(
-            "RMAT scale {scale} is out of range: expected 1..=31 (2^scale nodes, u32 ids)"
-        )));
-    }
-    let RmatParams { a, b, c } = params;
-    if [a, b, c].iter().any(|&p| !(0.0..=1.0).contains(&p)) || a + b + c > 1.0 {
-        return Err(GraphError::Invalid(format!(
-            "RMAT probabilities a = {a}, b = {b}, c = {c} must be in [0, 1] with a + b + c <= 1"
-        )));
-    }
+    let thresholds = rmat_thresholds(scale, params)?;
     let n = 1u64 << scale;
     // At most 2^31 nodes times a u32 edge factor: no overflow.
     let m = n * u64::from(edge_factor);
@@ -74,9 +77,6 @@ pub fn rmat(
         &format!("an RMAT graph of scale {scale} with {m} edges"),
     )?;
     let m = m as usize;
-    // Thresholds on 16-bit random numbers: quadrant 0 (a), 1 (b), 2 (c), 3 (d).
-    let t = |p: f64| (p * 65536.0).round() as u32;
-    let thresholds = [t(a), t(a + b), t(a + b + c)];
     let mut src = vec![0u32; m];
     let mut dst = vec![0u32; m];
     progress.start("generating RMAT edges", Some(m as u64), Unit::Items);
@@ -116,7 +116,7 @@ pub fn rmat(
     });
     progress.finish();
     // Scramble labels with a seeded permutation.
-    let perm = permutation(n as u32, seed ^ 0x5EED_5CA1_AB1E);
+    let perm = permutation(n as u32, seed ^ LABEL_SALT);
     src.par_iter_mut()
         .chain(dst.par_iter_mut())
         .with_min_len(1 << 14)
@@ -127,6 +127,85 @@ pub fn rmat(
         dst,
         weights: None,
     })
+}
+
+/// Checks an RMAT graph's scale and quadrant probabilities, and gives the thresholds on 16-bit
+/// random numbers of quadrants 0 (a), 1 (b) and 2 (c); above the last is quadrant 3 (d).
+fn rmat_thresholds(scale: u32, params: RmatParams) -> Result<[u32; 3]> {
+    if !(1..=31).contains(&scale) {
+        return Err(GraphError::Invalid(format!(
+            "RMAT scale {scale} is out of range: expected 1..=31 (2^scale nodes, u32 ids)"
+        )));
+    }
+    let RmatParams { a, b, c } = params;
+    if [a, b, c].iter().any(|&p| !(0.0..=1.0).contains(&p)) || a + b + c > 1.0 {
+        return Err(GraphError::Invalid(format!(
+            "RMAT probabilities a = {a}, b = {b}, c = {c} must be in [0, 1] with a + b + c <= 1"
+        )));
+    }
+    let t = |p: f64| (p * 65536.0).round() as u32;
+    Ok([t(a), t(a + b), t(a + b + c)])
+}
+
+/// The edges of [`rmat`] chunk by chunk, labels permuted, without holding them: chunk `i`
+/// is edges `i * CHUNK ..` of the list [`rmat`] returns, whatever order chunks are asked in
+/// (each is its own ChaCha stream). For graphs generated part by part (`crate::parts`).
+pub(crate) struct RmatStream {
+    scale: u32,
+    thresholds: [u32; 3],
+    seed: u64,
+    edges: u64,
+    perm: Vec<u32>,
+}
+
+impl RmatStream {
+    pub(crate) fn new(spec: RmatSpec) -> Result<Self> {
+        let RmatSpec {
+            scale,
+            edge_factor,
+            params,
+            seed,
+        } = spec;
+        let thresholds = rmat_thresholds(scale, params)?;
+        // A scale of at most 31 (checked): 2^scale fits a u32.
+        let n = 1u32 << scale;
+        Ok(RmatStream {
+            scale,
+            thresholds,
+            seed,
+            edges: u64::from(n) * u64::from(edge_factor),
+            perm: permutation(n, seed ^ LABEL_SALT),
+        })
+    }
+
+    /// The graph's node count.
+    pub(crate) fn nodes(&self) -> u32 {
+        self.perm.len() as u32
+    }
+
+    /// The number of chunks.
+    pub(crate) fn chunks(&self) -> usize {
+        self.edges.div_ceil(CHUNK as u64) as usize
+    }
+
+    /// Calls `f(u, v)` for each edge of chunk `index`, in the order [`rmat`] lists them.
+    pub(crate) fn chunk(&self, index: usize, mut f: impl FnMut(u32, u32)) {
+        let first = index as u64 * CHUNK as u64;
+        let len = (self.edges - first).min(CHUNK as u64);
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        rng.set_stream(index as u64);
+        let mut edges: Vec<(u32, u32)> = (0..len)
+            .map(|_| rmat_edge(&mut rng, self.scale, &self.thresholds))
+            .collect();
+        // The labels in a loop of their own: its loads, of a table as large as the graph's
+        // nodes, overlap (between long generation steps they would wait one by one).
+        for e in &mut edges {
+            *e = (self.perm[e.0 as usize], self.perm[e.1 as usize]);
+        }
+        for (u, v) in edges {
+            f(u, v);
+        }
+    }
 }
 
 fn rmat_edge(rng: &mut ChaCha8Rng, scale: u32, thresholds: &[u32; 3]) -> (u32, u32) {

@@ -39,6 +39,7 @@ pub mod mesh;
 pub mod output;
 mod par;
 pub mod partition;
+pub mod parts;
 pub mod progress;
 pub mod reference;
 pub mod stats;

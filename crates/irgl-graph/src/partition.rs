@@ -110,7 +110,19 @@ pub fn balanced_ranges(g: &Csr, parts: u32) -> Vec<u32> {
 /// Splits `g` over `parts` parts (at least 1) by [`balanced_ranges`]; parts are built in
 /// parallel, the same result on any number of threads.
 pub fn partition(g: &Csr, parts: u32) -> Partition {
-    let starts = balanced_ranges(g, parts);
+    partition_at(g, balanced_ranges(g, parts))
+}
+
+/// Splits `g` at `starts` (part `p` owns `starts[p]..starts[p + 1]`: non-decreasing, from 0
+/// to `g.n`).
+pub fn partition_at(g: &Csr, starts: Vec<u32>) -> Partition {
+    assert!(
+        starts.first() == Some(&0)
+            && starts.last() == Some(&g.n)
+            && starts.windows(2).all(|w| w[0] <= w[1]),
+        "part starts {starts:?} do not cover 0..{}",
+        g.n
+    );
     let owner = |v: u32| (starts.partition_point(|&s| s <= v) - 1) as u32;
     let mut built: Vec<Part> = (0..starts.len() - 1)
         .into_par_iter()

@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use irgl_graph::format::{egr, gr, sg, snap, snap::SnapIds};
-use irgl_graph::generate::{self, RmatParams};
+use irgl_graph::generate::{self, RmatParams, RmatSpec};
 use irgl_graph::load::{self, Format, LoadOptions};
+use irgl_graph::parts::{PartOptions, rmat_parts};
 use irgl_graph::progress::Unit;
 use irgl_graph::stats;
 use irgl_graph::transform::{self, TransformOptions};
@@ -175,6 +176,13 @@ pub enum GenCommand {
         /// Probability of the bottom-left quadrant.
         #[arg(long, default_value_t = 0.19)]
         c: f64,
+        /// Write the graph in N parts, as a run over N GPUs splits it, without ever building
+        /// the whole graph (for graphs larger than the host holds twice): OUTPUT is then a new
+        /// folder with each part's graph (`part-P.gr`: its masters, then its mirrors), its
+        /// mirrors' global ids (`part-P.mirrors`, 32-bit little-endian) and `parts.json`
+        /// (docs/multi-gpu.md).
+        #[arg(long, value_name = "N")]
+        parts: Option<u32>,
         #[command(flatten)]
         out: GenOutput,
     },
@@ -639,12 +647,136 @@ fn info(args: InfoArgs) -> Result<ExitCode, GraphError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `graph gen rmat --parts N`: each part generated and written in turn into a new folder
+/// (written under a temporary name, renamed into place once complete).
+fn gen_rmat_parts(spec: &RmatSpec, parts: u32, out: &GenOutput) -> Result<ExitCode, GraphError> {
+    let dir = &out.output;
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| GraphError::Io { path, source }
+    };
+    if parts == 0 {
+        return Err(GraphError::Invalid(
+            "--parts 0: a graph has at least one part".into(),
+        ));
+    }
+    if out_format(dir).is_ok() {
+        return Err(GraphError::Invalid(format!(
+            "{}: with --parts the output is a folder; name it without a graph file's extension",
+            dir.display()
+        )));
+    }
+    if dir.exists() {
+        return Err(GraphError::Invalid(format!(
+            "{} exists: --parts writes a new folder (remove it or choose another name)",
+            dir.display()
+        )));
+    }
+    let t = &out.transform;
+    let opts = PartOptions {
+        symmetrize: t.symmetrize,
+        drop_self_loops: t.drop_self_loops,
+        dedup: t.dedup,
+        weights: t.weights,
+    };
+    let start = Instant::now();
+    let bars = Bars::new();
+    let pending = irgl_files::PendingDir::beside(dir).map_err(io(dir))?;
+    let mut written = Vec::new();
+    let starts = rmat_parts(*spec, opts, parts, &bars, |part| {
+        let p = written.len();
+        let graph = pending.path().join(format!("part-{p}.gr"));
+        gr::check_writable(&part.csr)?;
+        irgl_files::write_whole(&graph, |w| gr::write(&part.csr, w)).map_err(io(&graph))?;
+        let mirrors = pending.path().join(format!("part-{p}.mirrors"));
+        irgl_files::write_whole(&mirrors, |w| {
+            part.mirrors
+                .iter()
+                .try_for_each(|v| w.write_all(&v.to_le_bytes()))
+        })
+        .map_err(io(&mirrors))?;
+        written.push(serde_json::json!({
+            "graph": format!("part-{p}.gr"),
+            "mirrors": format!("part-{p}.mirrors"),
+            "masters": part.masters.end - part.masters.start,
+            "edges": part.csr.num_edges(),
+            "mirror_count": part.mirrors.len(),
+        }));
+        Ok(())
+    })?;
+    let nodes = *starts.last().unwrap_or(&0);
+    let edges: u64 = written
+        .iter()
+        .map(|p| p["edges"].as_u64().unwrap_or(0))
+        .sum();
+    let manifest = serde_json::json!({
+        "format": "irglc-parts",
+        "version": 1,
+        "nodes": nodes,
+        "edges": edges,
+        "weighted": opts.weights.is_some(),
+        "starts": starts,
+        "parts": written,
+        "generated": {
+            "rmat": {
+                "scale": spec.scale,
+                "edge_factor": spec.edge_factor,
+                "seed": spec.seed,
+                "a": spec.params.a,
+                "b": spec.params.b,
+                "c": spec.params.c,
+            },
+            "symmetrize": opts.symmetrize,
+            "drop_self_loops": opts.drop_self_loops,
+            "dedup": opts.dedup,
+            "weights": opts.weights,
+        },
+    });
+    let json = pending.path().join("parts.json");
+    irgl_files::write_whole(&json, |w| {
+        serde_json::to_writer_pretty(&mut *w, &manifest)?;
+        w.write_all(b"\n")
+    })
+    .map_err(io(&json))?;
+    pending.commit().map_err(io(dir))?;
+    say!(
+        "generated {}: {nodes} nodes, {edges} edges{} in {parts} parts in {:.2} s",
+        dir.display(),
+        if opts.weights.is_some() {
+            ", weighted"
+        } else {
+            ""
+        },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The `.node` and `.ele` files of `--mesh-out PREFIX` (`box.1` gives `box.1.node`).
 fn triangle_files(prefix: &Path) -> [PathBuf; 2] {
     ["node", "ele"].map(|ext| irgl_files::names::with_added_extension(prefix, ext))
 }
 
 fn gen_graph(cmd: GenCommand) -> Result<ExitCode, GraphError> {
+    if let GenCommand::Rmat {
+        scale,
+        edge_factor,
+        seed,
+        a,
+        b,
+        c,
+        parts: Some(parts),
+        out,
+    } = cmd
+    {
+        let spec = RmatSpec {
+            scale,
+            edge_factor,
+            seed,
+            params: RmatParams { a, b, c },
+        };
+        return gen_rmat_parts(&spec, parts, &out);
+    }
     // A bad output name is refused before the work.
     let output = match &cmd {
         GenCommand::Rmat { out, .. }
@@ -667,6 +799,7 @@ fn gen_graph(cmd: GenCommand) -> Result<ExitCode, GraphError> {
             b,
             c,
             out,
+            ..
         } => {
             let list = generate::rmat(scale, edge_factor, RmatParams { a, b, c }, seed, &bars)?;
             (Csr::from_edge_list(list), out)

@@ -1387,3 +1387,72 @@ fn run_on_several_gpus_builds_with_nccl_and_passes_the_count() {
     assert!(stderr.contains("cannot run partitioned"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_rmat_graph_generated_in_parts_has_the_whole_graphs_nodes_and_edges() {
+    let dir = scratch("gen-parts");
+    let arg = |p: &Path| p.display().to_string();
+    let (parts, whole) = (dir.join("g"), dir.join("g.gr"));
+    let opts = ["--symmetrize", "--drop-self-loops", "--weights", "3"];
+    let generate = |out: &Path, more: &[&str]| {
+        let mut args = vec!["graph", "gen", "rmat", "--scale", "10", "--seed", "5"];
+        args.extend(opts);
+        args.extend(more);
+        let out = arg(out);
+        args.extend(["-o", &out]);
+        irglc(&args)
+    };
+    let out = generate(&whole, &[]);
+    assert!(out.status.success(), "{out:?}");
+    let out = generate(&parts, &["--parts", "3"]);
+    assert!(out.status.success(), "{out:?}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(parts.join("parts.json")).unwrap()).unwrap();
+    let info = irglc(&["graph", "info", &arg(&whole)]);
+    let info = String::from_utf8_lossy(&info.stdout).to_string();
+    let field = |name: &str| -> u64 {
+        let line = info.lines().find(|l| l.starts_with(name)).expect(name);
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    assert_eq!(manifest["nodes"].as_u64(), Some(field("nodes:")));
+    assert_eq!(manifest["edges"].as_u64(), Some(field("edges:")));
+    assert_eq!(manifest["weighted"], true);
+    let list = manifest["parts"].as_array().unwrap();
+    assert_eq!(list.len(), 3);
+    let starts: Vec<u64> = manifest["starts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap())
+        .collect();
+    for (p, part) in list.iter().enumerate() {
+        assert_eq!(part["masters"].as_u64(), Some(starts[p + 1] - starts[p]));
+        // Each part is a graph of its own: its masters, then its mirrors.
+        let g = parts.join(part["graph"].as_str().unwrap());
+        let mirrors = std::fs::metadata(parts.join(part["mirrors"].as_str().unwrap())).unwrap();
+        assert_eq!(Some(mirrors.len() / 4), part["mirror_count"].as_u64());
+        let info = irglc(&["graph", "info", &arg(&g)]);
+        assert!(info.status.success(), "{info:?}");
+        let info = String::from_utf8_lossy(&info.stdout).to_string();
+        let nodes = part["masters"].as_u64().unwrap() + part["mirror_count"].as_u64().unwrap();
+        assert!(
+            info.contains(&format!("nodes:            {nodes}\n")),
+            "{info}"
+        );
+    }
+    // A folder is written new, named without a graph file's extension, with one part or more.
+    for (more, out, says) in [
+        (&["--parts", "2"][..], &parts, "exists"),
+        (
+            &["--parts", "2"][..],
+            &dir.join("h.gr"),
+            "without a graph file's extension",
+        ),
+        (&["--parts", "0"][..], &dir.join("h"), "at least one part"),
+    ] {
+        let r = generate(out, more);
+        assert!(!r.status.success());
+        assert!(String::from_utf8_lossy(&r.stderr).contains(says), "{r:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,513 @@
+//! RMAT graphs generated part by part, for runs over several GPUs on graphs that neither one
+//! GPU nor the host (twice) can hold (docs/multi-gpu.md, *A graph larger than one GPU*).
+//!
+//! Each part is what [`crate::partition::partition_at`] makes of the whole graph that
+//! `irglc graph gen rmat` writes with the same options (its masters, their out-edges with
+//! local destinations, its mirrors), built straight from the generator's edge stream
+//! ([`crate::generate::RmatStream`]: the same chunks, streams and label permutation), never
+//! from the whole graph. The node ranges are balanced by nodes plus arcs as generated, that
+//! is before parallel edges merge: the merged degrees are known only once a part is built.
+//!
+//! Cost: one pass over the edge stream counts every node's arcs (a 32-bit counter per node),
+//! then one pass per part places its masters' arcs; a part's lists are then sorted, merged,
+//! weighted and relabelled in place. Memory: the counters plus the largest part as generated.
+//! Every pass is parallel (rayon) and gives the same part on any number of threads.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::csr::Csr;
+use crate::error::{GraphError, Result};
+use crate::generate::{RmatSpec, RmatStream};
+use crate::par;
+use crate::progress::{Progress, Unit};
+use crate::transform::edge_weight;
+
+/// What is done to the generated edges, as `irglc graph gen`'s options do it to a whole graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PartOptions {
+    /// Both directions of every edge, parallel edges merged.
+    pub symmetrize: bool,
+    pub drop_self_loops: bool,
+    /// Parallel edges merged (implied by `symmetrize`).
+    pub dedup: bool,
+    /// Weights `edge_weight(seed, u, v)` on every edge.
+    pub weights: Option<u64>,
+}
+
+/// One generated part: its masters (global ids), its local graph (masters, then mirrors; the
+/// masters' out-edges with local destinations, sorted; mirrors have none) and its mirrors'
+/// global ids, increasing (mirror `i` is local node `masters.len() + i`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedPart {
+    pub masters: Range<u32>,
+    pub csr: Csr,
+    pub mirrors: Vec<u32>,
+}
+
+/// The RMAT graph of `spec` (as [`crate::generate::rmat`] gives it) under `opts`, split over
+/// `parts` parts: hands each part to `each` in order and returns the ranges (`parts + 1`
+/// starts).
+pub fn rmat_parts(
+    spec: RmatSpec,
+    opts: PartOptions,
+    parts: u32,
+    progress: &dyn Progress,
+    mut each: impl FnMut(GeneratedPart) -> Result<()>,
+) -> Result<Vec<u32>> {
+    let stream = RmatStream::new(spec)?;
+    let n = stream.nodes();
+    let arcs = Arcs {
+        stream: &stream,
+        opts,
+    };
+    // Every node's arcs as generated, each thread counting a node range of its own.
+    let mut counts = vec![0u32; n as usize];
+    progress.start(
+        "counting each node's arcs",
+        Some(stream.chunks() as u64),
+        Unit::Items,
+    );
+    {
+        let owners = Owners::new(0..n);
+        let ranges = owners.ranges();
+        let mut states: Vec<(u32, &mut [u32])> = ranges
+            .iter()
+            .map(|r| r.start as u32)
+            .zip(par::split_nodes(&mut counts, &ranges))
+            .collect();
+        arcs.route(&owners, &mut states, progress, |(first, counts), u, _| {
+            counts[(u - *first) as usize] += 1;
+        });
+    }
+    progress.finish();
+    let starts = ranges(&counts, parts.max(1));
+    for p in 0..starts.len() - 1 {
+        let masters = starts[p]..starts[p + 1];
+        progress.start(
+            &format!("placing the arcs of part {p}"),
+            Some(stream.chunks() as u64),
+            Unit::Items,
+        );
+        let part = build_part(&arcs, &counts, masters, n, progress);
+        progress.finish();
+        each(part?)?;
+    }
+    Ok(starts)
+}
+
+/// The arcs of the stream under the options (before parallel edges merge).
+struct Arcs<'a> {
+    stream: &'a RmatStream,
+    opts: PartOptions,
+}
+
+impl Arcs<'_> {
+    /// Calls `f(u, v)` for every arc of chunk `c`, in stream order.
+    fn chunk(&self, c: usize, mut f: impl FnMut(u32, u32)) {
+        let PartOptions {
+            symmetrize,
+            drop_self_loops,
+            ..
+        } = self.opts;
+        self.stream.chunk(c, |u, v| {
+            if u == v && drop_self_loops {
+                return;
+            }
+            f(u, v);
+            if symmetrize {
+                f(v, u);
+            }
+        });
+    }
+
+    /// Hands every arc whose source is in owner `o`'s nodes to it (`visit(&mut states[o], u,
+    /// v)`), each owner on one thread at a time and in stream order, so that owners need no
+    /// atomics: chunks are generated in parallel batches, each chunk's arcs sorted by owner on
+    /// the thread that made them, then every owner takes its share of the batch. Arcs whose
+    /// source no owner has are dropped.
+    fn route<S: Send>(
+        &self,
+        owners: &Owners,
+        states: &mut [S],
+        progress: &dyn Progress,
+        visit: impl Fn(&mut S, u32, u32) + Sync,
+    ) {
+        debug_assert_eq!(states.len(), owners.count);
+        if owners.count == 0 {
+            return;
+        }
+        let chunks = self.stream.chunks();
+        let batch = rayon::current_num_threads() * BATCH_PER_THREAD;
+        for first in (0..chunks).step_by(batch) {
+            let routed: Vec<Routed> = (first..(first + batch).min(chunks))
+                .into_par_iter()
+                .map(|c| {
+                    let mut arcs = Vec::new();
+                    let mut at = vec![0usize; owners.count + 1];
+                    self.chunk(c, |u, v| {
+                        if let Some(o) = owners.of(u) {
+                            arcs.push((u, v));
+                            at[o + 1] += 1;
+                        }
+                    });
+                    for o in 0..owners.count {
+                        at[o + 1] += at[o];
+                    }
+                    let mut next = at.clone();
+                    let mut sorted = vec![(0u32, 0u32); arcs.len()];
+                    for &(u, v) in &arcs {
+                        let o = owners.of(u).expect("kept above");
+                        sorted[next[o]] = (u, v);
+                        next[o] += 1;
+                    }
+                    (at, sorted)
+                })
+                .collect();
+            states.par_iter_mut().enumerate().for_each(|(o, s)| {
+                for (at, arcs) in &routed {
+                    for &(u, v) in &arcs[at[o]..at[o + 1]] {
+                        visit(s, u, v);
+                    }
+                }
+            });
+            progress.set((first + batch).min(chunks) as u64);
+        }
+    }
+
+    fn merges(&self) -> bool {
+        self.opts.symmetrize || self.opts.dedup
+    }
+}
+
+/// The nodes `lo..hi` split among owners in ranges of one power-of-two width, about
+/// [`OWNERS_PER_THREAD`] a thread: owner `o` has `lo + o * width ..`, so finding a node's owner
+/// is a shift.
+struct Owners {
+    lo: u32,
+    hi: u32,
+    shift: u32,
+    count: usize,
+}
+
+impl Owners {
+    fn new(nodes: Range<u32>) -> Self {
+        let len = (nodes.end - nodes.start) as usize;
+        let width = len
+            .div_ceil(rayon::current_num_threads() * OWNERS_PER_THREAD)
+            .max(1)
+            .next_power_of_two();
+        Owners {
+            lo: nodes.start,
+            hi: nodes.end,
+            shift: width.trailing_zeros(),
+            count: len.div_ceil(width),
+        }
+    }
+
+    /// The owner of node `u`, if any.
+    fn of(&self, u: u32) -> Option<usize> {
+        (self.lo..self.hi)
+            .contains(&u)
+            .then(|| ((u - self.lo) >> self.shift) as usize)
+    }
+
+    /// Each owner's nodes, counted from `lo`.
+    fn ranges(&self) -> Vec<Range<usize>> {
+        let (len, width) = ((self.hi - self.lo) as usize, 1usize << self.shift);
+        (0..self.count)
+            .map(|o| o * width..((o + 1) * width).min(len))
+            .collect()
+    }
+}
+
+/// Owners per thread in [`Arcs::route`]: a few, so that owners of more arcs than others do
+/// not leave threads idle.
+const OWNERS_PER_THREAD: usize = 4;
+
+/// A chunk's arcs sorted by owner, and where each owner's begin (`owners + 1` entries).
+type Routed = (Vec<usize>, Vec<(u32, u32)>);
+
+/// Chunks a thread generates per batch of [`Arcs::route`] (a chunk is 2^18 edges; a batch
+/// holds its arcs, 8 bytes each, until their owners have taken them).
+const BATCH_PER_THREAD: usize = 4;
+
+/// Part starts balanced by nodes plus arcs: part `p` starts at the first node whose prefix
+/// reaches `p / parts` of the total (as [`crate::partition::balanced_ranges`] does over a
+/// CSR's offsets).
+fn ranges(counts: &[u32], parts: u32) -> Vec<u32> {
+    let total: u64 = counts.par_iter().map(|&c| u64::from(c) + 1).sum();
+    let targets: Vec<u64> = (1..parts)
+        .map(|p| (u128::from(total) * u128::from(p) / u128::from(parts)) as u64)
+        .collect();
+    let mut starts = vec![0u32];
+    let mut before = 0u64;
+    let mut next = targets.iter().peekable();
+    for (v, &c) in counts.iter().enumerate() {
+        while next.peek().is_some_and(|&&t| before >= t) {
+            starts.push(v as u32);
+            next.next();
+        }
+        before += u64::from(c) + 1;
+    }
+    while starts.len() < parts as usize {
+        starts.push(counts.len() as u32);
+    }
+    starts.push(counts.len() as u32);
+    starts
+}
+
+/// The part owning `masters`: its arcs placed, each list sorted (and merged), weighted, and
+/// relabelled to local ids.
+fn build_part(
+    arcs: &Arcs,
+    counts: &[u32],
+    masters: Range<u32>,
+    n: u32,
+    progress: &dyn Progress,
+) -> Result<GeneratedPart> {
+    let (first, m) = (masters.start, masters.end - masters.start);
+    let own = &counts[masters.start as usize..masters.end as usize];
+    let mut offsets = Vec::with_capacity(m as usize + 1);
+    offsets.push(0u64);
+    for &c in own {
+        offsets.push(offsets.last().unwrap() + u64::from(c));
+    }
+    let placed = *offsets.last().unwrap();
+    let mut dst = vec![0u32; placed as usize];
+    {
+        // Each owner with its masters' cursors and their slice of `dst`.
+        let owners = Owners::new(masters.clone());
+        let ranges = owners.ranges();
+        let mut cursors: Vec<u64> = offsets[..m as usize].to_vec();
+        let mut states: Vec<(u32, u64, &mut [u64], &mut [u32])> = ranges
+            .iter()
+            .zip(par::split_nodes(&mut cursors, &ranges))
+            .zip(par::split_by_ranges(&mut dst, &offsets, &ranges))
+            .map(|((r, c), d)| (first + r.start as u32, offsets[r.start], c, d))
+            .collect();
+        arcs.route(
+            &owners,
+            &mut states,
+            progress,
+            |(from, base, cursor, dst), u, v| {
+                let c = &mut cursor[(u - *from) as usize];
+                dst[(*c - *base) as usize] = v;
+                *c += 1;
+            },
+        );
+    }
+    // Each list sorted and, where parallel edges merge, merged: its kept length.
+    let merge = arcs.merges();
+    let ranges = par::edge_ranges(&offsets);
+    let kept: Vec<u32> = par::split_by_ranges(&mut dst, &offsets, &ranges)
+        .into_par_iter()
+        .zip(&ranges)
+        .flat_map_iter(|(lists, r)| {
+            let base = offsets[r.start];
+            let mut kept = Vec::with_capacity(r.len());
+            for v in r.clone() {
+                let list =
+                    &mut lists[(offsets[v] - base) as usize..(offsets[v + 1] - base) as usize];
+                list.sort_unstable();
+                let mut len = list.len();
+                if merge && len > 1 {
+                    len = 1;
+                    for i in 1..list.len() {
+                        if list[i] != list[len - 1] {
+                            list[len] = list[i];
+                            len += 1;
+                        }
+                    }
+                }
+                kept.push(len as u32);
+            }
+            kept
+        })
+        .collect();
+    // The kept lists moved down into place, in node order (each moves down or stays).
+    let mut local_offsets = Vec::with_capacity(m as usize + 1);
+    local_offsets.push(0u64);
+    for (v, &k) in kept.iter().enumerate() {
+        let to = *local_offsets.last().unwrap();
+        let from = offsets[v];
+        if from != to {
+            dst.copy_within(from as usize..(from + u64::from(k)) as usize, to as usize);
+        }
+        local_offsets.push(to + u64::from(k));
+    }
+    drop(offsets);
+    let edges = *local_offsets.last().unwrap();
+    dst.truncate(edges as usize);
+    dst.shrink_to_fit();
+    let ranges = par::edge_ranges(&local_offsets);
+    let weights = arcs.opts.weights.map(|seed| {
+        let mut w = vec![0u32; dst.len()];
+        par::split_by_ranges(&mut w, &local_offsets, &ranges)
+            .into_par_iter()
+            .zip(&ranges)
+            .for_each(|(w, r)| {
+                let base = local_offsets[r.start] as usize;
+                for v in r.clone() {
+                    let list = local_offsets[v] as usize..local_offsets[v + 1] as usize;
+                    for e in list {
+                        w[e - base] = edge_weight(seed, first + v as u32, dst[e]);
+                    }
+                }
+            });
+        w
+    });
+    // The mirrors: a bit per node marks the remote heads; a mirror's local id is m plus its
+    // rank among the marks.
+    let words = (n as usize).div_ceil(64);
+    let seen: Vec<AtomicU64> = (0..words)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    dst.par_iter().with_min_len(1 << 16).for_each(|&v| {
+        if !masters.contains(&v) {
+            seen[v as usize / 64].fetch_or(1 << (v % 64), Ordering::Relaxed);
+        }
+    });
+    let seen: Vec<u64> = seen.into_iter().map(AtomicU64::into_inner).collect();
+    let mut before = Vec::with_capacity(words);
+    let mut mirrors = Vec::new();
+    for (w, &bits) in seen.iter().enumerate() {
+        before.push(mirrors.len() as u32);
+        let mut b = bits;
+        while b != 0 {
+            mirrors.push((w * 64) as u32 + b.trailing_zeros());
+            b &= b - 1;
+        }
+    }
+    if u64::from(m) + mirrors.len() as u64 >= u64::from(u32::MAX) {
+        return Err(GraphError::Invalid(format!(
+            "a part of {m} masters has {} mirrors: more than 32-bit local ids hold",
+            mirrors.len()
+        )));
+    }
+    dst.par_iter_mut().with_min_len(1 << 16).for_each(|v| {
+        *v = if masters.contains(v) {
+            *v - first
+        } else {
+            let (w, bit) = (*v as usize / 64, *v % 64);
+            m + before[w] + (seen[w] & ((1u64 << bit) - 1)).count_ones()
+        };
+    });
+    local_offsets.resize(m as usize + 1 + mirrors.len(), edges);
+    Ok(GeneratedPart {
+        masters,
+        csr: Csr {
+            n: m + mirrors.len() as u32,
+            offsets: local_offsets,
+            dst,
+            weights,
+        },
+        mirrors,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{RmatParams, rmat};
+    use crate::partition::partition_at;
+    use crate::progress::NoProgress;
+    use crate::transform::{TransformOptions, apply};
+
+    /// The whole graph as `irglc graph gen rmat` makes it under the same options.
+    fn whole(scale: u32, ef: u32, seed: u64, opts: PartOptions) -> Csr {
+        let list = rmat(scale, ef, RmatParams::default(), seed, &NoProgress).unwrap();
+        let t = TransformOptions {
+            symmetrize: opts.symmetrize,
+            drop_self_loops: opts.drop_self_loops,
+            dedup: opts.dedup,
+            weights_seed: opts.weights,
+        };
+        apply(Csr::from_edge_list(list), &t).0
+    }
+
+    fn generated(
+        scale: u32,
+        ef: u32,
+        seed: u64,
+        opts: PartOptions,
+        parts: u32,
+    ) -> (Vec<u32>, Vec<GeneratedPart>) {
+        let mut out = Vec::new();
+        let spec = RmatSpec {
+            scale,
+            edge_factor: ef,
+            params: RmatParams::default(),
+            seed,
+        };
+        let starts = rmat_parts(spec, opts, parts, &NoProgress, |p| {
+            out.push(p);
+            Ok(())
+        })
+        .unwrap();
+        (starts, out)
+    }
+
+    #[test]
+    fn parts_are_the_whole_graphs_parts_at_the_same_ranges() {
+        let sym = PartOptions {
+            symmetrize: true,
+            drop_self_loops: true,
+            dedup: false,
+            weights: Some(7),
+        };
+        let cases = [
+            (sym, 1),
+            (sym, 2),
+            (sym, 3),
+            (
+                PartOptions {
+                    weights: None,
+                    ..sym
+                },
+                4,
+            ),
+            (
+                PartOptions {
+                    drop_self_loops: false,
+                    ..sym
+                },
+                2,
+            ),
+            (
+                PartOptions {
+                    dedup: true,
+                    ..PartOptions::default()
+                },
+                3,
+            ),
+            (PartOptions::default(), 2),
+        ];
+        for (opts, parts) in cases {
+            let g = whole(10, 8, 3, opts);
+            let (starts, got) = generated(10, 8, 3, opts, parts);
+            assert_eq!(starts.len() as u32, parts + 1, "{opts:?}");
+            let want = partition_at(&g, starts.clone());
+            assert_eq!(got.len(), want.parts.len());
+            for (p, (a, b)) in got.iter().zip(&want.parts).enumerate() {
+                assert_eq!(a.masters, b.masters, "{opts:?} part {p}");
+                assert_eq!(a.mirrors, b.mirrors, "{opts:?} part {p}");
+                assert_eq!(a.csr, b.csr, "{opts:?} part {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn ranges_balance_nodes_plus_arcs_and_cover_every_node() {
+        // Weights (count + 1): 1, 4, 1, 1, 9, 1, 1, 2: total 20.
+        let counts = [0, 3, 0, 0, 8, 0, 0, 1];
+        assert_eq!(ranges(&counts, 1), vec![0, 8]);
+        // Halves: 7 before node 4, 16 before node 5: node 5 is the first to reach 10.
+        assert_eq!(ranges(&counts, 2), vec![0, 5, 8]);
+        // More parts than nodes: the last ones are empty.
+        assert_eq!(ranges(&[5], 3), vec![0, 1, 1, 1]);
+    }
+}
