@@ -188,22 +188,19 @@ impl RmatStream {
         self.edges.div_ceil(CHUNK as u64) as usize
     }
 
-    /// Calls `f(u, v)` for each edge of chunk `index`, in the order [`rmat`] lists them.
-    pub(crate) fn chunk(&self, index: usize, mut f: impl FnMut(u32, u32)) {
+    /// The edges of chunk `index` into `edges` (cleared first; its room is reused), in the
+    /// order [`rmat`] lists them.
+    pub(crate) fn chunk(&self, index: usize, edges: &mut Vec<(u32, u32)>) {
         let first = index as u64 * CHUNK as u64;
         let len = (self.edges - first).min(CHUNK as u64);
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         rng.set_stream(index as u64);
-        let mut edges: Vec<(u32, u32)> = (0..len)
-            .map(|_| rmat_edge(&mut rng, self.scale, &self.thresholds))
-            .collect();
+        edges.clear();
+        edges.extend((0..len).map(|_| rmat_edge(&mut rng, self.scale, &self.thresholds)));
         // The labels in a loop of their own: its loads, of a table as large as the graph's
         // nodes, overlap (between long generation steps they would wait one by one).
-        for e in &mut edges {
+        for e in edges.iter_mut() {
             *e = (self.perm[e.0 as usize], self.perm[e.1 as usize]);
-        }
-        for (u, v) in edges {
-            f(u, v);
         }
     }
 }
@@ -474,9 +471,13 @@ mod tests {
     #[test]
     fn rmat_edges_are_pinned() {
         let g = rmat(12, 16, RmatParams::default(), 7, &NoProgress).unwrap();
-        let digest = g.src.iter().zip(&g.dst).fold(0xcbf2_9ce4_8422_2325u64, |h, (&u, &v)| {
-            (h ^ (u64::from(u) << 32 | u64::from(v))).wrapping_mul(0x0100_0000_01b3)
-        });
+        let digest = g
+            .src
+            .iter()
+            .zip(&g.dst)
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, (&u, &v)| {
+                (h ^ (u64::from(u) << 32 | u64::from(v))).wrapping_mul(0x0100_0000_01b3)
+            });
         assert_eq!(digest, 9_701_730_316_168_817_341);
     }
 

@@ -105,29 +105,12 @@ struct Arcs<'a> {
 }
 
 impl Arcs<'_> {
-    /// Calls `f(u, v)` for every arc of chunk `c`, in stream order.
-    fn chunk(&self, c: usize, mut f: impl FnMut(u32, u32)) {
-        let PartOptions {
-            symmetrize,
-            drop_self_loops,
-            ..
-        } = self.opts;
-        self.stream.chunk(c, |u, v| {
-            if u == v && drop_self_loops {
-                return;
-            }
-            f(u, v);
-            if symmetrize {
-                f(v, u);
-            }
-        });
-    }
-
     /// Hands every arc whose source is in owner `o`'s nodes to it (`visit(&mut states[o], u,
     /// v)`), each owner on one thread at a time and in stream order, so that owners need no
     /// atomics: chunks are generated in parallel batches, each chunk's arcs sorted by owner on
     /// the thread that made them, then every owner takes its share of the batch. Arcs whose
-    /// source no owner has are dropped.
+    /// source no owner has are dropped. The batch's buffers are reused from batch to batch
+    /// (allocating them anew costs the kernel's time on many threads).
     fn route<S: Send>(
         &self,
         owners: &Owners,
@@ -139,41 +122,68 @@ impl Arcs<'_> {
         if owners.count == 0 {
             return;
         }
+        let PartOptions {
+            symmetrize,
+            drop_self_loops,
+            ..
+        } = self.opts;
         let chunks = self.stream.chunks();
         let batch = rayon::current_num_threads() * BATCH_PER_THREAD;
+        let mut slots: Vec<Slot> = (0..batch.min(chunks)).map(|_| Slot::default()).collect();
         for first in (0..chunks).step_by(batch) {
-            let routed: Vec<Routed> = (first..(first + batch).min(chunks))
-                .into_par_iter()
-                .map(|c| {
-                    let mut arcs = Vec::new();
-                    let mut at = vec![0usize; owners.count + 1];
-                    self.chunk(c, |u, v| {
-                        if let Some(o) = owners.of(u) {
-                            arcs.push((u, v));
+            let used = (chunks - first).min(batch);
+            slots[..used]
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(k, slot)| {
+                    let Slot { edges, at, arcs } = slot;
+                    self.stream.chunk(first + k, edges);
+                    at.clear();
+                    at.resize(owners.count + 1, 0);
+                    let mut count = |source: u32| {
+                        if let Some(o) = owners.of(source) {
                             at[o + 1] += 1;
                         }
-                    });
+                    };
+                    for &(u, v) in edges.iter() {
+                        if u == v && drop_self_loops {
+                            continue;
+                        }
+                        count(u);
+                        if symmetrize {
+                            count(v);
+                        }
+                    }
                     for o in 0..owners.count {
                         at[o + 1] += at[o];
                     }
-                    let mut next = at.clone();
-                    let mut sorted = vec![(0u32, 0u32); arcs.len()];
-                    for &(u, v) in &arcs {
-                        let o = owners.of(u).expect("kept above");
-                        sorted[next[o]] = (u, v);
-                        next[o] += 1;
+                    arcs.clear();
+                    arcs.resize(at[owners.count], (0, 0));
+                    let mut next = at[..owners.count].to_vec();
+                    let mut put = |u: u32, v: u32| {
+                        if let Some(o) = owners.of(u) {
+                            arcs[next[o]] = (u, v);
+                            next[o] += 1;
+                        }
+                    };
+                    for &(u, v) in edges.iter() {
+                        if u == v && drop_self_loops {
+                            continue;
+                        }
+                        put(u, v);
+                        if symmetrize {
+                            put(v, u);
+                        }
                     }
-                    (at, sorted)
-                })
-                .collect();
+                });
             states.par_iter_mut().enumerate().for_each(|(o, s)| {
-                for (at, arcs) in &routed {
-                    for &(u, v) in &arcs[at[o]..at[o + 1]] {
+                for slot in &slots[..used] {
+                    for &(u, v) in &slot.arcs[slot.at[o]..slot.at[o + 1]] {
                         visit(s, u, v);
                     }
                 }
             });
-            progress.set((first + batch).min(chunks) as u64);
+            progress.set((first + used) as u64);
         }
     }
 
@@ -227,8 +237,14 @@ impl Owners {
 /// not leave threads idle.
 const OWNERS_PER_THREAD: usize = 4;
 
-/// A chunk's arcs sorted by owner, and where each owner's begin (`owners + 1` entries).
-type Routed = (Vec<usize>, Vec<(u32, u32)>);
+/// One chunk of a batch in [`Arcs::route`]: its edges as generated, then its arcs sorted by
+/// owner (`arcs`), owner `o`'s from `at[o]` to `at[o + 1]`.
+#[derive(Default)]
+struct Slot {
+    edges: Vec<(u32, u32)>,
+    at: Vec<usize>,
+    arcs: Vec<(u32, u32)>,
+}
 
 /// Chunks a thread generates per batch of [`Arcs::route`] (a chunk is 2^18 edges; a batch
 /// holds its arcs, 8 bytes each, until their owners have taken them).
