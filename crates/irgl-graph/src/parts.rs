@@ -8,7 +8,7 @@
 //! from the whole graph. The node ranges are balanced by nodes plus arcs as generated, that
 //! is before parallel edges merge: the merged degrees are known only once a part is built.
 //!
-//! Cost: one pass over the edge stream counts every node's arcs (a 32-bit counter per node),
+//! Cost: one pass over the edge stream counts every node's arcs (a 64-bit counter per node),
 //! then one pass per part places its masters' arcs; a part's lists are then sorted, merged,
 //! weighted and relabelled in place. Memory: the counters plus the largest part as generated.
 //! Every pass is parallel (rayon) and gives the same part on any number of threads.
@@ -64,7 +64,7 @@ pub fn rmat_parts(
         opts,
     };
     // Every node's arcs as generated, each thread counting a node range of its own.
-    let mut counts = vec![0u32; n as usize];
+    let mut counts = vec![0u64; n as usize];
     progress.start(
         "counting each node's arcs",
         Some(stream.chunks() as u64),
@@ -73,7 +73,7 @@ pub fn rmat_parts(
     {
         let owners = Owners::new(0..n);
         let ranges = owners.ranges();
-        let mut states: Vec<(u32, &mut [u32])> = ranges
+        let mut states: Vec<(u32, &mut [u64])> = ranges
             .iter()
             .map(|r| r.start as u32)
             .zip(par::split_nodes(&mut counts, &ranges))
@@ -253,8 +253,8 @@ const BATCH_PER_THREAD: usize = 4;
 /// Part starts balanced by nodes plus arcs: part `p` starts at the first node whose prefix
 /// reaches `p / parts` of the total (as [`crate::partition::balanced_ranges`] does over a
 /// CSR's offsets).
-fn ranges(counts: &[u32], parts: u32) -> Vec<u32> {
-    let total: u64 = counts.par_iter().map(|&c| u64::from(c) + 1).sum();
+fn ranges(counts: &[u64], parts: u32) -> Vec<u32> {
+    let total: u64 = counts.par_iter().map(|&c| c + 1).sum();
     let targets: Vec<u64> = (1..parts)
         .map(|p| (u128::from(total) * u128::from(p) / u128::from(parts)) as u64)
         .collect();
@@ -266,7 +266,7 @@ fn ranges(counts: &[u32], parts: u32) -> Vec<u32> {
             starts.push(v as u32);
             next.next();
         }
-        before += u64::from(c) + 1;
+        before += c + 1;
     }
     while starts.len() < parts as usize {
         starts.push(counts.len() as u32);
@@ -279,7 +279,7 @@ fn ranges(counts: &[u32], parts: u32) -> Vec<u32> {
 /// relabelled to local ids.
 fn build_part(
     arcs: &Arcs,
-    counts: &[u32],
+    counts: &[u64],
     masters: Range<u32>,
     n: u32,
     progress: &dyn Progress,
@@ -289,7 +289,7 @@ fn build_part(
     let mut offsets = Vec::with_capacity(m as usize + 1);
     offsets.push(0u64);
     for &c in own {
-        offsets.push(offsets.last().unwrap() + u64::from(c));
+        offsets.push(offsets.last().unwrap() + c);
     }
     let placed = *offsets.last().unwrap();
     let mut dst = vec![0u32; placed as usize];
