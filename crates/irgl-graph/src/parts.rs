@@ -318,7 +318,7 @@ fn build_part(
     // Each list sorted and, where parallel edges merge, merged: its kept length.
     let merge = arcs.merges();
     let ranges = par::edge_ranges(&offsets);
-    let kept: Vec<u32> = par::split_by_ranges(&mut dst, &offsets, &ranges)
+    let kept: Vec<u64> = par::split_by_ranges(&mut dst, &offsets, &ranges)
         .into_par_iter()
         .zip(&ranges)
         .flat_map_iter(|(lists, r)| {
@@ -338,7 +338,7 @@ fn build_part(
                         }
                     }
                 }
-                kept.push(len as u32);
+                kept.push(len as u64);
             }
             kept
         })
@@ -350,9 +350,9 @@ fn build_part(
         let to = *local_offsets.last().unwrap();
         let from = offsets[v];
         if from != to {
-            dst.copy_within(from as usize..(from + u64::from(k)) as usize, to as usize);
+            dst.copy_within(from as usize..(from + k) as usize, to as usize);
         }
-        local_offsets.push(to + u64::from(k));
+        local_offsets.push(to + k);
     }
     drop(offsets);
     let edges = *local_offsets.last().unwrap();
