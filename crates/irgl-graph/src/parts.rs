@@ -57,12 +57,32 @@ pub fn rmat_parts(
     progress: &dyn Progress,
     mut each: impl FnMut(GeneratedPart) -> Result<()>,
 ) -> Result<Vec<u32>> {
+    // A part holds at least an even share of the arcs: refused before the labels'
+    // permutation and any pass if that does not fit (a scale out of range is refused by the
+    // stream; each part's exact size is checked again once the arcs are counted).
+    if (1..=31).contains(&spec.scale) {
+        let arcs_per_edge = if opts.symmetrize { 2 } else { 1 };
+        let share =
+            (u128::from(spec.edge_factor) << spec.scale) * arcs_per_edge / u128::from(parts.max(1));
+        crate::memory::fits(
+            share * if opts.weights.is_some() { 8 } else { 4 },
+            &format!(
+                "each of {} parts of an RMAT graph of scale {}",
+                parts.max(1),
+                spec.scale
+            ),
+        )?;
+    }
     let stream = RmatStream::new(spec)?;
     let n = stream.nodes();
     let arcs = Arcs {
         stream: &stream,
         opts,
     };
+    crate::memory::fits(
+        u128::from(n) * 8,
+        &format!("counting the arcs of {n} nodes"),
+    )?;
     // Every node's arcs as generated, each thread counting a node range of its own.
     let mut counts = vec![0u64; n as usize];
     progress.start(
@@ -292,6 +312,12 @@ fn build_part(
         offsets.push(offsets.last().unwrap() + c);
     }
     let placed = *offsets.last().unwrap();
+    // Its arcs as generated (and their weights), and per master offsets, cursors, lengths.
+    let weight_bytes = if arcs.opts.weights.is_some() { 4 } else { 0 };
+    crate::memory::fits(
+        u128::from(placed) * (4 + weight_bytes) + u128::from(m) * 24,
+        &format!("a part of {m} nodes and {placed} arcs"),
+    )?;
     let mut dst = vec![0u32; placed as usize];
     {
         // Each owner with its masters' cursors and their slice of `dst`.

@@ -1454,5 +1454,26 @@ fn an_rmat_graph_generated_in_parts_has_the_whole_graphs_nodes_and_edges() {
         assert!(!r.status.success());
         assert!(String::from_utf8_lossy(&r.stderr).contains(says), "{r:?}");
     }
+    // A graph whose parts cannot fit this machine is refused before any work.
+    let huge = arg(&dir.join("huge"));
+    let r = irglc(&[
+        "graph",
+        "gen",
+        "rmat",
+        "--scale",
+        "31",
+        "--edge-factor",
+        "100000",
+        "--parts",
+        "2",
+        "-o",
+        &huge,
+    ]);
+    assert!(!r.status.success());
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("each of 2 parts") && err.contains("of memory"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
