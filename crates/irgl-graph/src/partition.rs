@@ -83,16 +83,23 @@ pub struct PartitionStats {
 /// first node whose prefix weight reaches `p / parts` of the total. `parts` is at least 1;
 /// parts may be empty on graphs with fewer nodes than parts.
 pub fn balanced_ranges(g: &Csr, parts: u32) -> Vec<u32> {
+    ranges_by_offsets(&g.offsets, parts)
+}
+
+/// [`balanced_ranges`] over the `n + 1` offsets of a CSR (node `v`'s arcs before it:
+/// `offsets[v]`), for graphs whose offsets are known before their arcs (`crate::parts`).
+pub(crate) fn ranges_by_offsets(offsets: &[u64], parts: u32) -> Vec<u32> {
     let parts = parts.max(1);
+    let n = (offsets.len() - 1) as u32;
     // Weight before node v: v + offsets[v] (both non-decreasing in v).
-    let weight = |v: u32| u64::from(v) + g.offsets[v as usize];
-    let total = weight(g.n);
+    let weight = |v: u32| u64::from(v) + offsets[v as usize];
+    let total = weight(n);
     let mut starts = Vec::with_capacity(parts as usize + 1);
     starts.push(0);
     for p in 1..parts {
         let target = (u128::from(total) * u128::from(p) / u128::from(parts)) as u64;
         // The first node whose weight before it reaches the target.
-        let (mut lo, mut hi) = (*starts.last().unwrap(), g.n);
+        let (mut lo, mut hi) = (*starts.last().unwrap(), n);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if weight(mid) < target {
@@ -103,7 +110,7 @@ pub fn balanced_ranges(g: &Csr, parts: u32) -> Vec<u32> {
         }
         starts.push(lo);
     }
-    starts.push(g.n);
+    starts.push(n);
     starts
 }
 

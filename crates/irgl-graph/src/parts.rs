@@ -8,7 +8,7 @@
 //! from the whole graph. The node ranges are balanced by nodes plus arcs as generated, that
 //! is before parallel edges merge: the merged degrees are known only once a part is built.
 //!
-//! Cost: one pass over the edge stream counts every node's arcs (a 64-bit counter per node),
+//! Cost: one pass over the edge stream counts every node's arcs (a 64-bit offset per node),
 //! then one pass per part places its masters' arcs; a part's lists are then sorted, merged,
 //! weighted and relabelled in place. Memory: the counters plus the largest part as generated.
 //! Every pass is parallel (rayon) and gives the same part on any number of threads.
@@ -22,6 +22,7 @@ use crate::csr::Csr;
 use crate::error::{GraphError, Result};
 use crate::generate::{RmatSpec, RmatStream};
 use crate::par;
+use crate::partition::ranges_by_offsets;
 use crate::progress::{Progress, Unit};
 use crate::transform::edge_weight;
 
@@ -80,11 +81,12 @@ pub fn rmat_parts(
         opts,
     };
     crate::memory::fits(
-        u128::from(n) * 8,
+        (u128::from(n) + 1) * 8,
         &format!("counting the arcs of {n} nodes"),
     )?;
-    // Every node's arcs as generated, each thread counting a node range of its own.
-    let mut counts = vec![0u64; n as usize];
+    // Every node's arcs as generated, each thread counting a node range of its own; then
+    // the offsets of the whole graph's arcs as generated.
+    let mut offsets = vec![0u64; n as usize + 1];
     progress.start(
         "counting each node's arcs",
         Some(stream.chunks() as u64),
@@ -96,14 +98,15 @@ pub fn rmat_parts(
         let mut states: Vec<(u32, &mut [u64])> = ranges
             .iter()
             .map(|r| r.start as u32)
-            .zip(par::split_nodes(&mut counts, &ranges))
+            .zip(par::split_nodes(&mut offsets[..n as usize], &ranges))
             .collect();
         arcs.route(&owners, &mut states, progress, |(first, counts), u, _| {
             counts[(u - *first) as usize] += 1;
         });
     }
     progress.finish();
-    let starts = ranges(&counts, parts.max(1));
+    par::exclusive_prefix_sums(&mut offsets);
+    let starts = ranges_by_offsets(&offsets, parts);
     for p in 0..starts.len() - 1 {
         let masters = starts[p]..starts[p + 1];
         progress.start(
@@ -111,7 +114,7 @@ pub fn rmat_parts(
             Some(stream.chunks() as u64),
             Unit::Items,
         );
-        let part = build_part(&arcs, &counts, masters, n, progress);
+        let part = build_part(&arcs, &offsets, masters, n, progress);
         progress.finish();
         each(part?)?;
     }
@@ -270,47 +273,21 @@ struct Slot {
 /// holds its arcs, 8 bytes each, until their owners have taken them).
 const BATCH_PER_THREAD: usize = 4;
 
-/// Part starts balanced by nodes plus arcs: part `p` starts at the first node whose prefix
-/// reaches `p / parts` of the total (as [`crate::partition::balanced_ranges`] does over a
-/// CSR's offsets).
-fn ranges(counts: &[u64], parts: u32) -> Vec<u32> {
-    let total: u64 = counts.par_iter().map(|&c| c + 1).sum();
-    let targets: Vec<u64> = (1..parts)
-        .map(|p| (u128::from(total) * u128::from(p) / u128::from(parts)) as u64)
-        .collect();
-    let mut starts = vec![0u32];
-    let mut before = 0u64;
-    let mut next = targets.iter().peekable();
-    for (v, &c) in counts.iter().enumerate() {
-        while next.peek().is_some_and(|&&t| before >= t) {
-            starts.push(v as u32);
-            next.next();
-        }
-        before += c + 1;
-    }
-    while starts.len() < parts as usize {
-        starts.push(counts.len() as u32);
-    }
-    starts.push(counts.len() as u32);
-    starts
-}
-
 /// The part owning `masters`: its arcs placed, each list sorted (and merged), weighted, and
 /// relabelled to local ids.
 fn build_part(
     arcs: &Arcs,
-    counts: &[u64],
+    whole: &[u64],
     masters: Range<u32>,
     n: u32,
     progress: &dyn Progress,
 ) -> Result<GeneratedPart> {
     let (first, m) = (masters.start, masters.end - masters.start);
-    let own = &counts[masters.start as usize..masters.end as usize];
-    let mut offsets = Vec::with_capacity(m as usize + 1);
-    offsets.push(0u64);
-    for &c in own {
-        offsets.push(offsets.last().unwrap() + c);
-    }
+    let base = whole[masters.start as usize];
+    let offsets: Vec<u64> = whole[masters.start as usize..=masters.end as usize]
+        .par_iter()
+        .map(|&o| o - base)
+        .collect();
     let placed = *offsets.last().unwrap();
     // Its arcs as generated (and their weights), and per master offsets, cursors, lengths.
     let weight_bytes = if arcs.opts.weights.is_some() { 4 } else { 0 };
@@ -540,6 +517,13 @@ mod tests {
                 assert_eq!(a.csr, b.csr, "{opts:?} part {p}");
             }
         }
+    }
+
+    /// The part starts of a graph whose nodes have `counts` arcs.
+    fn ranges(counts: &[u64], parts: u32) -> Vec<u32> {
+        let mut offsets: Vec<u64> = counts.iter().copied().chain([0]).collect();
+        par::exclusive_prefix_sums(&mut offsets);
+        ranges_by_offsets(&offsets, parts)
     }
 
     #[test]
