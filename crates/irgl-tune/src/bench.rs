@@ -106,6 +106,30 @@ pub struct GraphSpec {
     pub path_graph: Option<PathSpec>,
     /// `count` components of `size` nodes.
     pub components: Option<ComponentsSpec>,
+    /// `edges` uniform random directed edges on `nodes` nodes.
+    pub random: Option<RandomSpec>,
+    /// The Delaunay triangulation of `points` random points in the unit square (its edges).
+    pub mesh: Option<MeshSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RandomSpec {
+    pub nodes: u32,
+    pub edges: u64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Both directions of every edge (mean degree 2 x edges / nodes).
+    #[serde(default)]
+    pub symmetrize: bool,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct MeshSpec {
+    pub points: u32,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -241,13 +265,15 @@ impl Suite {
                 g.star.is_some(),
                 g.path_graph.is_some(),
                 g.components.is_some(),
+                g.random.is_some(),
+                g.mesh.is_some(),
             ]
             .iter()
             .filter(|&&b| b)
             .count();
             if ways != 1 {
                 return Err(format!(
-                    "graph {}: give exactly one of path, rmat, grid, star, path_graph and components",
+                    "graph {}: give exactly one of path, rmat, grid, star, path_graph, components, random and mesh",
                     g.name
                 ));
             }
@@ -1002,7 +1028,7 @@ path = "ecl"
             .replacen("rmat = { scale = 10 }", "rmat = { scale = 10, a = 0.45, b = 0.15, c = 0.15 }", 1)
             .replacen(
                 "[[set]]",
-                "[[graph]]\nname = \"s\"\nstar = { leaves = 9 }\n[[graph]]\nname = \"p\"\npath_graph = { nodes = 5 }\n[[graph]]\nname = \"c\"\ncomponents = { count = 3, size = 4 }\n[[set]]",
+                "[[graph]]\nname = \"s\"\nstar = { leaves = 9 }\n[[graph]]\nname = \"p\"\npath_graph = { nodes = 5 }\n[[graph]]\nname = \"c\"\ncomponents = { count = 3, size = 4 }\n[[graph]]\nname = \"rnd\"\nrandom = { nodes = 10, edges = 20, symmetrize = true }\n[[graph]]\nname = \"msh\"\nmesh = { points = 100, seed = 3 }\n[[set]]",
                 1,
             );
         let s = Suite::parse(&text).unwrap();
@@ -1015,6 +1041,22 @@ path = "ecl"
                 count: 3,
                 size: 4,
                 seed: 1
+            })
+        );
+        assert_eq!(
+            s.graphs[5].random,
+            Some(RandomSpec {
+                nodes: 10,
+                edges: 20,
+                seed: 1,
+                symmetrize: true
+            })
+        );
+        assert_eq!(
+            s.graphs[6].mesh,
+            Some(MeshSpec {
+                points: 100,
+                seed: 3
             })
         );
     }

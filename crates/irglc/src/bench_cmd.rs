@@ -695,6 +695,32 @@ fn graph_file(g: &GraphSpec, base: &Path) -> Result<PathBuf, Failure> {
                     .map(irgl_graph::Csr::from_edge_list)
             }),
         )
+    } else if let Some(r) = g.random {
+        (
+            format!(
+                "random-{}n-{}e-seed{}{}",
+                r.nodes,
+                r.edges,
+                r.seed,
+                if r.symmetrize { "-sym" } else { "" }
+            ),
+            Box::new(move || {
+                let g = irgl_graph::generate::uniform(r.nodes, r.edges, r.seed)
+                    .map(irgl_graph::Csr::from_edge_list)?;
+                Ok(if r.symmetrize {
+                    irgl_graph::transform::symmetrize(&g)
+                } else {
+                    g
+                })
+            }),
+        )
+    } else if let Some(ms) = g.mesh {
+        (
+            format!("mesh-{}-seed{}", ms.points, ms.seed),
+            Box::new(move || {
+                irgl_graph::generate::mesh(ms.points, ms.seed).map(|m| m.edge_graph())
+            }),
+        )
     } else {
         unreachable!("a checked suite gives every graph one way")
     };
