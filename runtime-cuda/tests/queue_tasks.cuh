@@ -46,9 +46,13 @@ __device__ inline uint32_t children(uint32_t x, uint32_t n, uint32_t roots, uint
 }
 
 /// Task x (from the input worklist or the queue) counts itself in seen[x] and
-/// pushes its children (at most two): every x < n once in all.
-__global__ void __launch_bounds__(kBlock) grow(irgl::Worklist in, irgl::AsyncQueue q, uint32_t n, uint32_t stride, int how, uint32_t* seen) {
+/// pushes its children (at most two): every x < n once in all. The roots are the tasks
+/// below `roots` (0: the input worklist's size; a later launch's input after a yield holds
+/// other tasks).
+__global__ void __launch_bounds__(kBlock) grow(irgl::Worklist in, irgl::AsyncQueue q, uint32_t n, uint32_t stride, int how, uint32_t* seen,
+                                               uint32_t roots = 0) {
   const uint32_t n_in = in.size();
+  if (roots == 0) roots = n_in;
   uint32_t claimed = 0, rank = 0;
   unsigned long long first = 0;
   bool processed = false, carry = false;
@@ -61,7 +65,7 @@ __global__ void __launch_bounds__(kBlock) grow(irgl::Worklist in, irgl::AsyncQue
     uint32_t kids = 0, first_kid = 0;
     if (active) {
       atomicAdd(&seen[x], 1u);
-      kids = children(x, n, in.size(), stride, &first_kid);
+      kids = children(x, n, roots, stride, &first_kid);
     }
     if (how == kKeepAny) {
       __shared__ uint32_t dealt[2 * kBlock];
@@ -108,6 +112,9 @@ __global__ void __launch_bounds__(kBlock) grow(irgl::Worklist in, irgl::AsyncQue
       }
     }
   }
+  // A yield (the queue's deadline) may end the claims with a task carried: it goes to the
+  // queue, among what the launch leaves (as the generated kernels do).
+  if (carry) q.push(next);
   q.leave_block();
 }
 

@@ -3,8 +3,9 @@
 // barrier; a barrier's action (grid_sync_then) and the control kernels'
 // reduction flag (RoundFlag) over many rounds with one barrier each; residency
 // computation; an outlined BFS Iterate (worklists swapped on the device, grid
-// barrier between rounds) checked against a CPU BFS; and the "cannot make
-// kernel K resident" error.
+// barrier between rounds) checked against a CPU BFS; items handed to the grid by
+// an owner that publishes late (gd: every block helps, every iteration runs
+// once); and the "cannot make kernel K resident" error.
 #include <irgl/runtime.cuh>
 
 #include <queue>
@@ -88,6 +89,49 @@ __global__ void bfs_outlined(irgl::Graph g, uint32_t* level, irgl::Worklist in, 
     irgl::grid_sync();
   }
   if (tid == 0) *rounds = lvl;
+}
+
+__device__ irgl::GridItems late_table;
+
+/// Rounds of one item of `trips` iterations, owned by block `r % gridDim.x`, which
+/// publishes it only after waiting `delay_ns`: the other blocks have no item and reach their
+/// help loop first. Every block then takes chunks (grid_claim, then grid_wait_for_owners, as
+/// the generated help loop does); `runs` counts each iteration, `by_owner` those the owner's
+/// block ran.
+__global__ void late_owner(uint32_t trips, uint32_t rounds, unsigned long long delay_ns, uint32_t* runs,
+                           unsigned int* by_owner, unsigned int* bad) {
+  constexpr uint32_t kChunk = 4u * kThreads;
+  __shared__ uint32_t slot_s, first_s, arrived_s;
+  for (uint32_t r = 0; r < rounds; ++r) {
+    const uint32_t owner = r % gridDim.x;
+    if (blockIdx.x == owner && threadIdx.x == 0) {
+      const unsigned long long until = irgl::global_ns() + delay_ns;
+      while (irgl::global_ns() < until) {
+      }
+      const uint32_t slot = irgl::grid_publish(late_table, trips);
+      if (slot != 0u) atomicAdd(bad, 1u);
+      irgl::grid_ready(late_table, slot);
+    }
+    if (threadIdx.x == 0) arrived_s = 0u;
+    __syncthreads();
+    for (;;) {
+      if (threadIdx.x == 0) {
+        irgl::grid_claim<kChunk>(late_table, slot_s, first_s);
+        if (slot_s == irgl::kGridItems) irgl::grid_wait_for_owners<kChunk>(late_table, slot_s, first_s, arrived_s);
+      }
+      __syncwarp();
+      __syncthreads();
+      const uint32_t slot = slot_s, first = first_s;
+      __syncthreads();
+      if (slot == irgl::kGridItems) break;
+      const uint32_t end = trips - first < kChunk ? trips : first + kChunk;
+      for (uint32_t k = first + threadIdx.x; k < end; k += blockDim.x) {
+        atomicAdd(&runs[k], 1u);
+        if (blockIdx.x == owner) atomicAdd(by_owner, 1u);
+      }
+    }
+    irgl::grid_sync_then([] { irgl::grid_reset(late_table); });
+  }
 }
 
 TEST(multi_phase) {
@@ -196,6 +240,25 @@ TEST(outlined_bfs) {
   EXPECT_EQ(rounds.to_host()[0], max_level + 1);  // the last round finds nothing new
 }
 
+TEST(late_owner_gets_help) {
+  // An item of 2^20 iterations published 200 us after the other blocks reached their help
+  // loop, in 8 rounds: every iteration runs once a round, and the owner's block runs a small
+  // share (alone it would run all of them).
+  const uint32_t trips = irgl_test::scale(1u << 20), rounds = 8;
+  irgl::DeviceArray<uint32_t> runs(trips, 0u);
+  irgl::DeviceArray<unsigned int> by_owner(1, 0u), bad(1, 0u);
+  const int blocks = irgl::launch_cooperative("late_owner", late_owner, 0, kThreads, 0, 0, trips, rounds,
+                                              200000ull, runs.data(), by_owner.data(), bad.data());
+  IRGL_CHECK_LAUNCH("late_owner");
+  const std::vector<uint32_t> r = runs.to_host();
+  uint32_t wrong = 0;
+  for (uint32_t k = 0; k < trips; ++k) wrong += r[k] != rounds;
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(bad.to_host()[0], 0u);
+  EXPECT(blocks > 1);
+  EXPECT(by_owner.to_host()[0] < static_cast<unsigned int>(rounds) * trips / 4u);
+}
+
 TEST(not_resident_error) {
   const irgl_test::ChildResult r = irgl_test::run_child("not-resident-child");
   EXPECT_EQ(r.status, 1);
@@ -216,6 +279,7 @@ int main(int argc, char** argv) {
   RUN(barrier_actions_and_round_flags);
   RUN(residency_matches_occupancy);
   RUN(outlined_bfs);
+  RUN(late_owner_gets_help);
   RUN(not_resident_error);
   return irgl_test::finish();
 }

@@ -28,6 +28,68 @@ __global__ void __launch_bounds__(kBlock) push_bad(irgl::Worklist in, irgl::Asyn
   q.leave_block();
 }
 
+/// The queue's deadline, `ns` from now on the device's clock (0: none), and its claim limit.
+__global__ void set_yield(irgl::AsyncQueue q, unsigned long long ns, unsigned long long limit) {
+  q.ctl->deadline = ns == 0 ? 0ull : irgl::global_ns() + ns;
+  q.ctl->claim_limit = limit;
+}
+
+/// What the last launch left unclaimed, into `out` (empty), by every thread of the grid.
+__global__ void drain(irgl::AsyncQueue q, irgl::Worklist in, irgl::Worklist out) { q.drain_into(in, out); }
+
+/// Pops every item of `in` and counts the nodes popped for the first time.
+__global__ void count_pops(irgl::Worklist in, irgl::AsyncQueue q) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < in.size(); i += gridDim.x * blockDim.x) {
+    q.count_first(in.pop(i));
+  }
+}
+
+__global__ void clear_seen(irgl::AsyncQueue q) { q.clear_seen(); }
+
+/// Grows the tree (or chains) from `roots` in launches that yield after `budget_ns` each (or
+/// once they claimed `limit` items):
+/// what a launch leaves unclaimed is drained into the next launch's input, until a launch
+/// leaves nothing (the last ones without a deadline, so that the test ends). Every task must
+/// run exactly once over all the launches, and the ring be empty, counters reset.
+void grow_yielding(uint32_t n, uint32_t roots, uint32_t stride, uint32_t blocks, int how, unsigned long long budget_ns,
+                   unsigned long long limit, uint32_t* yields_seen) {
+  irgl::HostAsyncQueue q(n > 4096 ? n : 4096);
+  irgl::HostWorklist a(n), b(n);
+  std::vector<uint32_t> items(roots);
+  for (uint32_t i = 0; i < roots; ++i) items[i] = i;
+  a.assign(items);
+  irgl::HostWorklist* in = &a;
+  irgl::HostWorklist* out = &b;
+  irgl::DeviceArray<uint32_t> seen(n);
+  seen.zero();
+  uint32_t launches = 0;
+  while (in->size() != 0) {
+    out->clear();
+    // Yielding launches first; past 200 of them, none (a slow machine still ends).
+    const bool yields = launches < 200;
+    set_yield<<<1, 1>>>(q.view(), yields ? budget_ns : 0ull, yields ? limit : 0ull);
+    grow<<<blocks, kBlock>>>(in->view(), q.view(), n, stride, how, seen.data(), roots);
+    IRGL_CHECK_LAUNCH("grow");
+    drain<<<64, 256>>>(q.view(), in->view(), out->view());
+    IRGL_CHECK_LAUNCH("drain");
+    IRGL_CHECK(cudaDeviceSynchronize());
+    const RingState r = ring_state(q);
+    EXPECT_EQ(r.ctl.stop, static_cast<unsigned int>(irgl::kAsyncRunning));
+    EXPECT_EQ(r.full, 0u);  // the drain emptied what the launch left
+    EXPECT_EQ(r.ctl.deadline, 0ull);  // reset by the last block out
+    EXPECT_EQ(r.ctl.claim_limit, 0ull);
+    if (yields && limit != 0ull) EXPECT(r.ctl.left_first <= limit);  // claimed at most the limit
+    EXPECT_EQ(static_cast<unsigned long long>(out->size()), r.ctl.left_end - r.ctl.left_first);
+    if (out->size() != 0) ++*yields_seen;
+    std::swap(in, out);
+    ++launches;
+  }
+  const std::vector<uint32_t> s = seen.to_host();
+  uint32_t wrong = 0;
+  for (uint32_t x = 0; x < n; ++x) wrong += s[x] != 1u;
+  EXPECT_EQ(wrong, 0u);
+}
+
 /// Runs `grow` over the roots 0..roots-1 and checks that every task ran once.
 void grow_once(uint32_t n, uint32_t roots, uint32_t stride, uint32_t blocks, int how, irgl::HostAsyncQueue& q) {
   irgl::HostWorklist in(roots);
@@ -83,6 +145,45 @@ TEST(tree_any_grid) {
   grow_once(n, 1, 0, 1, kPush, q);
   grow_once(n, 3, 0, 20000, kBlockWide, q);
   grow_once(n, 3, 0, 1, kKeepAny, q);
+}
+
+TEST(yields_leave_every_task_to_a_later_launch) {
+  // Trees (many tasks wait) and chains (few), every reservation kind, continuations too,
+  // launches that yield after 2 to 50 us of claims or a few thousand tasks: no task lost or
+  // run twice.
+  const uint32_t n = irgl_test::scale(1u << 18);
+  uint32_t yields = 0;
+  for (int how = 0; how < kReserveKinds; ++how) {
+    for (unsigned long long budget : {2000ull, 10000ull, 50000ull}) {
+      grow_yielding(n, 1, 0, 132, how, budget, 0ull, &yields);
+      grow_yielding(n, 64, 64, 132, how, budget, 0ull, &yields);
+    }
+    // A claim limit and no deadline: each launch claims a few thousand tasks.
+    grow_yielding(n, 1, 0, 132, how, 0ull, 5000ull, &yields);
+    grow_yielding(n, 64, 64, 20, how, 0ull, 700ull, &yields);
+  }
+  EXPECT(yields > 0u);  // some launch did yield with tasks left
+}
+
+TEST(first_pops_count_each_node_once) {
+  const uint32_t n = irgl_test::scale(1u << 16);
+  irgl::HostAsyncQueue q(64, n);
+  irgl::HostWorklist in(n);
+  std::vector<uint32_t> items(n);
+  for (uint32_t i = 0; i < n; ++i) items[i] = (i * 7919u) % n;  // every node once, scattered
+  in.assign(items);
+  irgl::AsyncQueueCtl c;
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass finds every node seen
+    count_pops<<<32, 256>>>(in.view(), q.view());
+    IRGL_CHECK_LAUNCH("count_pops");
+    IRGL_CHECK(cudaMemcpy(&c, q.view().ctl, sizeof c, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(c.first_pops, static_cast<unsigned long long>(n));
+  }
+  clear_seen<<<8, 256>>>(q.view());
+  count_pops<<<32, 256>>>(in.view(), q.view());
+  IRGL_CHECK_LAUNCH("count_pops");
+  IRGL_CHECK(cudaMemcpy(&c, q.view().ctl, sizeof c, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(c.first_pops, static_cast<unsigned long long>(n));  // counted again from zero
 }
 
 TEST(empty_input_ends_at_once) {
@@ -141,6 +242,8 @@ int main(int argc, char** argv) {
   RUN(tree_every_task_once);
   RUN(chains_small_ring);
   RUN(tree_any_grid);
+  RUN(yields_leave_every_task_to_a_later_launch);
+  RUN(first_pops_count_each_node_once);
   RUN(empty_input_ends_at_once);
   RUN(overflow_stops_every_block);
   RUN(bad_item_stops_every_block);

@@ -208,7 +208,7 @@ pub(crate) fn launch_hazards(facts: &KernelFacts) -> Hazards {
         reads |= Hazards::FLAG;
         writes |= Hazards::FLAG;
     }
-    if facts.asynchronous {
+    if facts.asynchronous || facts.switched {
         reads |= Hazards::QUEUE;
         writes |= Hazards::QUEUE;
     }
@@ -265,6 +265,15 @@ fn has_no_grid_versions(m: &Module, c: &Control) -> bool {
         .any(|&k| m.kernels[k].no_grid_version.is_some())
 }
 
+/// The kernel of `c` that switches between rounds and asynchrony (it has an asynchronous
+/// version), if any.
+fn switched_kernel(m: &Module, c: &Control) -> Option<KernelId> {
+    c.kernels
+        .iter()
+        .copied()
+        .find(|&k| m.kernels[k].async_version.is_some())
+}
+
 /// Whether `c` calls an asynchronous kernel (then it takes the task queue).
 fn control_is_asynchronous(m: &Module, c: &Control) -> bool {
     c.kernels
@@ -312,6 +321,11 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     let versions = has_serial_versions(m, c);
     if versions {
         s.line("uint32_t serial_inner;  // 1: call the serial versions (Host::serial_inner)");
+    }
+    if switched_kernel(m, c).is_some() {
+        s.line(
+            "irgl::AsyncSwitch sw;  // rounds or asynchrony, launch by launch (irgl/switch.cuh)",
+        );
     }
     let calls = c.kernels.len();
     s.line("uint32_t timed;       // 1: time each call, between grid barriers (--kernel-times)");
@@ -375,6 +389,16 @@ fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
             cpp(&local.name)
         ));
     }
+    let switch = switched_kernel(m, c).is_some();
+    if switch {
+        // The switch measures the nodes reached since this control began; its choice lives in
+        // registers, the same in every thread.
+        e.need(0, Hazards::QUEUE | Hazards::STATE);
+        e.w.line("irgl_queue.clear_seen();  // the switch counts the nodes reached from here");
+        e.w.line("if (irgl_leader) irgl_state->sw.start(irgl::global_ns());");
+        e.w.line("uint32_t irgl_sw_mode = irgl_state->sw.mode;  // rounds or asynchrony (irgl/switch.cuh)");
+        e.w.line("uint32_t irgl_sw_left = irgl_state->sw.left;  // the epoch's rounds left");
+    }
     e.w.open("{");
     e.block(&c.body);
     e.w.close("}");
@@ -383,6 +407,9 @@ fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
         e.w.line("irgl_done:");
     }
     e.w.open("if (irgl_leader) {");
+    if switch {
+        e.w.line("irgl_state->sw.finish(irgl::global_ns(), irgl_sw_left);");
+    }
     for &l in &c.outputs {
         e.w.line(format!(
             "irgl_state->{} = {};",
@@ -566,6 +593,47 @@ impl Emitter<'_> {
         self.w.close("}");
     }
 
+    /// The call of kernel `k`'s device function for launch `l` (of `k` or of the kernel it is a
+    /// version of): the graph, the launch's arguments for `k`'s scalar parameters (a version
+    /// may take fewer: passes append parameters), then the runtime's.
+    fn call_text(&mut self, k: KernelId, l: &Launch) -> String {
+        let m = self.m();
+        let kernel = &m.kernels[k];
+        let mut args: Vec<String> = Vec::new();
+        let mut scalars = kernel.scalar_params().zip(&l.args);
+        for p in &kernel.params {
+            match p {
+                KernelParam::Graph(_) => args.push(cpp(&m.graph.name).into_owned()),
+                KernelParam::Scalar(_) => {
+                    let (param, &arg) = scalars.next().expect("an argument a parameter");
+                    let ty = c_type(kernel.body.locals[param].ty);
+                    args.push(format!("static_cast<{ty}>({})", self.x.cond(arg)));
+                }
+            }
+        }
+        for (_, runtime) in kernel_runtime_params(&kernel.facts()) {
+            args.push(match runtime {
+                "irgl_rkind" => match l.reduce {
+                    Some(Reduction::Any) => "irgl::Reduce::Any".to_string(),
+                    Some(Reduction::All) => "irgl::Reduce::All".to_string(),
+                    None => {
+                        panic!("{}: a reducing kernel launched without a reduction", kernel.name)
+                    }
+                },
+                "irgl_chunk" => match kernel.backoff {
+                    Some(b) if l.backoff => format!(
+                        "irgl::backoff_chunk(irgl_in.size(), {}, {}u, static_cast<uint64_t>(gridDim.x) * blockDim.x)",
+                        crate::host::chunk_arg(b.chunk),
+                        b.serial_below
+                    ),
+                    _ => "1u".to_string(),
+                },
+                other => other.to_string(),
+            });
+        }
+        format!("{}({});", device_fn_name(kernel), args.join(", "))
+    }
+
     /// An orchestration statement inside a control kernel.
     pub(crate) fn control_stmt(&mut self, s: StmtId) {
         let body = self.body();
@@ -580,44 +648,39 @@ impl Emitter<'_> {
                 };
                 let k = &m.kernels[called];
                 let index = self.call_index(called);
-                let mut args: Vec<String> = Vec::new();
-                let mut scalars = k.scalar_params().zip(&l.args);
-                for p in &k.params {
-                    match p {
-                        KernelParam::Graph(_) => args.push(cpp(&m.graph.name).into_owned()),
-                        KernelParam::Scalar(_) => {
-                            let (param, &arg) = scalars.next().expect("an argument a parameter");
-                            let ty = c_type(k.body.locals[param].ty);
-                            args.push(format!("static_cast<{ty}>({})", self.x.cond(arg)));
-                        }
-                    }
-                }
                 let facts = k.facts();
-                for (_, runtime) in kernel_runtime_params(&facts) {
-                    args.push(match runtime {
-                        "irgl_rkind" => match l.reduce {
-                            Some(Reduction::Any) => "irgl::Reduce::Any".to_string(),
-                            Some(Reduction::All) => "irgl::Reduce::All".to_string(),
-                            None => {
-                                panic!("{}: a reducing kernel launched without a reduction", k.name)
-                            }
-                        },
-                        "irgl_chunk" => match k.backoff {
-                            Some(b) if l.backoff => format!(
-                                "irgl::backoff_chunk(irgl_in.size(), {}, {}u, static_cast<uint64_t>(gridDim.x) * blockDim.x)",
-                                crate::host::chunk_arg(b.chunk),
-                                b.serial_below
-                            ),
-                            _ => "1u".to_string(),
-                        },
-                        other => other.to_string(),
-                    });
+                let call = self.call_text(called, l);
+                let switched = m.kernels[called].async_version;
+                let mut effects = launch_hazards(&facts);
+                if let Some(a) = switched {
+                    effects = effects.join(launch_hazards(&m.kernels[a].facts()));
                 }
-                let effects = launch_hazards(&facts);
                 self.need(effects.reads, effects.writes);
-                let call = format!("{}({});", device_fn_name(k), args.join(", "));
-                if let Some(v) = m.kernels[l.kernel].serial_version {
-                    let serial = format!("{}({});", device_fn_name(&m.kernels[v]), args.join(", "));
+                if let Some(a) = switched {
+                    // Rounds or asynchrony, as the switch chose after the last launch; after an
+                    // asynchronous launch, what its yield left unclaimed becomes the list the next
+                    // round pops.
+                    let target = match m.kernels[a].asynchronous {
+                        Some(Asynchrony::Respawns) => "irgl_retry",
+                        _ => "irgl_out",
+                    };
+                    let async_call = self.call_text(a, l);
+                    let at = self.call_index(a);
+                    self.w.open(
+                        "if (irgl_sw_mode == irgl::kSwitchAsync) {  // the switch's choice, the same in every thread",
+                    );
+                    self.timed_call(&async_call, at);
+                    self.w
+                        .line("irgl::grid_sync();  // every block has left the queue");
+                    self.w.line(format!(
+                        "if (!irgl_queue.overflowed()) irgl_queue.drain_into(irgl_in, {target});  // what a yield left unclaimed"
+                    ));
+                    self.w.close("} else {");
+                    self.w.level_up();
+                    self.timed_call(&call, index);
+                    self.w.close("}");
+                } else if let Some(v) = m.kernels[l.kernel].serial_version {
+                    let serial = self.call_text(v, l);
                     let at = self.call_index(v);
                     self.w.open("if (irgl_serial_inner) {");
                     self.timed_call(&serial, at);
@@ -632,15 +695,35 @@ impl Emitter<'_> {
                     self.timed_call(&format!("if (irgl_leader) {call}"), index);
                 }
                 // The tables of its loops under gd are reset by the barrier after the call
-                // (the next launch reads the data it wrote: that barrier comes anyway).
-                let tables = crate::device::grid_tables(k);
-                if !tables.is_empty() {
-                    self.barrier_then(
-                        tables
-                            .iter()
-                            .map(|t| format!("irgl::grid_reset({t});"))
-                            .collect(),
-                    );
+                // (the next launch reads the data it wrote: that barrier comes anyway), whose
+                // last arrival also steps the switch: every block is done with the launch.
+                let mut actions: Vec<String> = crate::device::grid_tables(k)
+                    .iter()
+                    .map(|t| format!("irgl::grid_reset({t});"))
+                    .collect();
+                let due = format!("irgl_sw_due{}", s.index());
+                if let Some(a) = switched {
+                    // An asynchronous launch is an epoch; rounds count the epoch's down.
+                    let next = match m.kernels[a].asynchronous {
+                        Some(Asynchrony::Respawns) => "irgl_retry",
+                        _ => "irgl_out",
+                    };
+                    self.w.line(format!(
+                        "const bool {due} = irgl_sw_mode == irgl::kSwitchAsync || --irgl_sw_left == 0u;  // the epoch ends"
+                    ));
+                    actions.push(format!(
+                        "if ({due}) irgl_state->sw.step(irgl::global_ns(), irgl_queue.first_pops(), irgl_queue.left() != 0ull, {next}.ctl->count, static_cast<unsigned long long>(gridDim.x) * blockDim.x, irgl_queue.ctl);"
+                    ));
+                }
+                if !actions.is_empty() {
+                    self.barrier_then(actions);
+                }
+                if switched.is_some() {
+                    self.w
+                        .open(format!("if ({due}) {{  // the switch's next choice"));
+                    self.w.line("irgl_sw_mode = irgl_state->sw.next();");
+                    self.w.line("irgl_sw_left = irgl_state->sw.rounds_next();");
+                    self.w.close("}");
                 }
                 let mut pushed: Vec<(u8, &str)> = Vec::new();
                 if facts.pushes {
@@ -649,7 +732,7 @@ impl Emitter<'_> {
                 if facts.retries {
                     pushed.push((Hazards::RETRY, "irgl_retry"));
                 }
-                if facts.asynchronous {
+                if facts.asynchronous || switched.is_some() {
                     pushed.push((Hazards::QUEUE, "irgl_queue"));
                 }
                 if !pushed.is_empty() {
@@ -808,6 +891,11 @@ impl Emitter<'_> {
             self.w
                 .line("irgl_s.serial_inner = h.serial_inner ? 1u : 0u;");
         }
+        let switch = switched_kernel(m, c).is_some();
+        if switch {
+            self.w
+                .line("irgl_s.sw.init(h.switch_force, h.switch_epoch_us);");
+        }
         self.w.line("irgl_s.timed = h.times.enabled ? 1u : 0u;");
         self.w.line(format!(
             "irgl::DeviceArray<{state}>& irgl_sd = h.{};",
@@ -863,6 +951,9 @@ impl Emitter<'_> {
         ));
         self.w.close("}");
         self.w.line("h.iterations += irgl_s.iterations;");
+        if switch {
+            self.w.line("h.switched.add(irgl_s.sw);");
+        }
         self.w.line("h.wl.permute(irgl_s.roles);");
         self.w.line(
             "if (irgl_s.bad_initial != 0u) irgl::check_node(irgl_s.bad_item, h.hg.nnodes, \"Initial\");",

@@ -133,7 +133,7 @@ pub(crate) fn kernel_runtime_params(facts: &KernelFacts) -> Vec<(&'static str, &
         p.push(("irgl::ReduceFlag", "irgl_reduce"));
         p.push(("irgl::Reduce", "irgl_rkind"));
     }
-    if facts.asynchronous {
+    if facts.asynchronous || facts.switched {
         p.push(("irgl::AsyncQueue", "irgl_queue"));
     }
     p
@@ -466,6 +466,18 @@ impl Emitter<'_> {
             self.continues.pop();
         }
         self.w.close("}");
+        let asynchrony = self.asynchrony;
+        let body = self.body();
+        let continues = self.m().launch.async_local
+            && irgl_ir::visit::block_any(body, &f.body, &|k| {
+                matches!(k, StmtKind::Push(p) if p.aggregation == Aggregation::None
+                    && push_target(p.target, asynchrony) == "irgl_queue")
+            });
+        if continues {
+            // A yield (the switch's deadline) ends the claims with items carried: they go
+            // to the queue, among what the launch leaves unclaimed.
+            self.w.line("if (irgl_carry) irgl_queue.push(irgl_next);");
+        }
         self.w.line("irgl_queue.leave_block();");
         self.w.close("}");
     }
@@ -586,7 +598,7 @@ impl Emitter<'_> {
         }
         self.w.close("}");
         for (inner, b) in grid_loops(self.body(), &f.body) {
-            self.grid_help(inner, b);
+            self.grid_help(inner, b, &format!("irgl_total{n}"));
         }
         self.w.close("}");
     }

@@ -154,6 +154,11 @@ struct ProgramTemplate {
     needs_simple: bool,
     /// Some kernel runs asynchronously: the host owns a task queue.
     asynchronous: bool,
+    /// Some outlined loop switches between rounds and asynchrony (a kernel has an
+    /// asynchronous version): the queue counts first pops, the program takes
+    /// `--async-switch` and `--switch-epoch`, the record says how it ran.
+    async_switch: bool,
+    switch_epoch_us: u32,
     output_scalars: Vec<OutputDef>,
     output_arrays: Vec<OutputDef>,
     /// The input is a mesh (`mesh m { ... }`).
@@ -274,6 +279,8 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         needs_symmetric: m.graph.symmetric && !m.graph.mesh,
         needs_simple: m.graph.simple && !m.graph.mesh,
         asynchronous,
+        async_switch: m.kernels.iter().any(|(_, k)| k.async_version.is_some()) && !multi,
+        switch_epoch_us: m.launch.switch_epoch_us,
         output_scalars: Vec::new(),
         output_arrays: Vec::new(),
         mesh: m.graph.mesh,
@@ -367,7 +374,10 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
     let mut from_host = host_launches(&m.host, &m.host.block);
     let versions: Vec<KernelId> = from_host
         .iter()
-        .flat_map(|&k| [m.kernels[k].serial_version, m.kernels[k].no_grid_version])
+        .flat_map(|&k| {
+            let k = &m.kernels[k];
+            [k.serial_version, k.no_grid_version, k.async_version]
+        })
         .flatten()
         .collect();
     from_host.extend(versions);
@@ -421,6 +431,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
         e.grid_prefix = device::grid_prefix(k);
         let in_control = controls.iter().any(|c| c.kernels.contains(&id));
         e.grid_leave = !in_control;
+        e.counts_first_pops = k.switched();
         e.deferred_sums();
         e.block(&k.body.block);
         e.deferred_adds();

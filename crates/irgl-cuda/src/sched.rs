@@ -229,7 +229,12 @@ impl Emitter<'_> {
     /// function that is never inlined, the iterations spilled less in control kernels capped
     /// at 32 registers, but bfs, sssp and bc on a star of degree 1 M took 0.7 ms more a run
     /// (0.86 ms against 0.14, one H200).
-    pub(crate) fn grid_help(&mut self, f: &ForAll, b: &BlockSchedule) {
+    /// With `--grid-wait on`, `outer_total` (the outer loop's item count) decides whether the
+    /// blocks wait for late owners (`irgl::grid_wait_for_owners`): where at most one block in
+    /// 32 has an item, the others reach this loop before an owner publishes. Off by default:
+    /// the few lines it adds cost kcore 1.26x on cnr-2000 even where it never waits (ptxas's
+    /// code for the control kernel; one H200, docs/optimizations.md).
+    pub(crate) fn grid_help(&mut self, f: &ForAll, b: &BlockSchedule, outer_total: &str) {
         let body = self.body();
         let table = crate::device::grid_table(&self.grid_prefix, f.id);
         let ty = c_type(body.locals[f.var].ty);
@@ -239,11 +244,31 @@ impl Emitter<'_> {
             "if (irgl_grid_min != 0u) {{  // {}: the items handed to the grid, a chunk of 4 x BLOCK iterations at a time, by every block",
             f.id
         ));
-        self.w.line("__shared__ uint32_t irgl_gslot, irgl_gfirst;");
-        self.w.open("for (;;) {");
-        self.w.line(format!(
-            "if (threadIdx.x == 0) irgl::grid_claim<4u * BLOCK>({table}, irgl_gslot, irgl_gfirst);"
-        ));
+        if self.m().launch.grid_wait {
+            self.w
+                .line("__shared__ uint32_t irgl_gslot, irgl_gfirst, irgl_garrived;");
+            self.w.line(format!(
+                "const bool irgl_gwait = {outer_total} * 32u <= gridDim.x;  // nearly every block without an item: wait for late owners"
+            ));
+            self.w.line("if (threadIdx.x == 0) irgl_garrived = 0u;");
+            self.w.open("for (;;) {");
+            self.w.open("if (threadIdx.x == 0) {");
+            self.w.line(format!(
+                "irgl::grid_claim<4u * BLOCK>({table}, irgl_gslot, irgl_gfirst);"
+            ));
+            self.w.line(format!(
+                "if (irgl_gwait && irgl_gslot == irgl::kGridItems) irgl::grid_wait_for_owners<4u * BLOCK>({table}, irgl_gslot, irgl_gfirst, irgl_garrived);"
+            ));
+            self.w.close("}");
+            self.w
+                .line("__syncwarp();  // thread 0's warp, whole again after the call");
+        } else {
+            self.w.line("__shared__ uint32_t irgl_gslot, irgl_gfirst;");
+            self.w.open("for (;;) {");
+            self.w.line(format!(
+                "if (threadIdx.x == 0) irgl::grid_claim<4u * BLOCK>({table}, irgl_gslot, irgl_gfirst);"
+            ));
+        }
         self.w.line("__syncthreads();");
         self.w.line("const uint32_t irgl_s = irgl_gslot;");
         self.w.line("const uint32_t irgl_first = irgl_gfirst;");

@@ -59,6 +59,9 @@ pub(crate) struct Emitter<'a> {
     /// function for control kernels leaves that to its `__global__` entry and to the control
     /// kernel's barrier after the call.
     pub grid_leave: bool,
+    /// The kernel is one way of a switch between rounds and asynchrony: it counts each node
+    /// it pops for the first time (`irgl_queue.count_first`), the switch's measure.
+    pub counts_first_pops: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -88,6 +91,7 @@ impl<'a> Emitter<'a> {
             grid_decls: Vec::new(),
             grid_help: false,
             grid_leave: true,
+            counts_first_pops: false,
         }
     }
 
@@ -137,6 +141,13 @@ impl<'a> Emitter<'a> {
             StmtKind::Let { local, init } => {
                 let text = self.declare(*local, *init);
                 self.w.line(format!("{text};"));
+                let pops = init.is_some_and(|e| matches!(body.exprs[e].kind, ExprKind::Pop(_)));
+                if self.counts_first_pops && pops && body.locals[*local].ty == Ty::Node {
+                    self.w.line(format!(
+                        "irgl_queue.count_first({});  // the switch's measure: nodes reached",
+                        self.x.local(*local)
+                    ));
+                }
             }
             StmtKind::LetArray { local, elems } => {
                 let items: Vec<String> = elems.iter().map(|e| self.x.cond(*e)).collect();

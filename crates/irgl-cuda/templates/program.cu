@@ -219,6 +219,11 @@ struct Host {
 {%- if grid_versions %}
   uint32_t grid_min = 0;  // irgl_grid_min; 0: launch the kernels' versions without gd
 {%- endif %}
+{%- if async_switch %}
+  uint32_t switch_force = irgl::kSwitchAuto;  // the switch between rounds and asynchrony (--async-switch)
+  uint32_t switch_epoch_us = {{ switch_epoch_us }};  // its shortest epoch (--switch-epoch)
+  irgl::AsyncSwitch switched;  // what the switch did in this run, over every control kernel
+{%- endif %}
 {%- for c in controls %}
   irgl::DeviceArray<{{ c.state_type }}> {{ c.state_member }}{1};  // the device copy of {{ c.state_type }}, allocated once
 {%- endfor %}
@@ -249,7 +254,7 @@ struct Host {
         wl_items(0),  // no worklists
 {%- endif %}
         wl(wl_items, /*retry=*/{{ retry_list }}){% if asynchronous %},
-        queue(wl_items){% endif %} {
+        queue(wl_items{% if async_switch %}, hg.nnodes{% endif %}){% endif %} {
 {%- if mesh %}
     g.mesh = dm.view();
 {%- else %}
@@ -375,6 +380,9 @@ static void reset_state(Host& h) {
 {%- if asynchronous %}
   h.queue.reset();
 {%- endif %}
+{%- if async_switch %}
+  h.switched.init(h.switch_force, h.switch_epoch_us);
+{%- endif %}
   h.iterations = 0;
   IRGL_CHECK(cudaDeviceSynchronize());
 }
@@ -447,10 +455,27 @@ static int run(int argc, char** argv) {
 {%- if grid_items %}
   args.add<std::string>("grid-min", "auto", "the trip count from which a nested loop hands an item to the whole grid: auto (a block's share of the graph's edges, at least 16 blocks' worth, and off on graphs without such a node), off, or a number");
 {%- endif %}
+{%- if async_switch %}
+  args.add<std::string>("async-switch", "auto", "the outlined loop's kernel: auto (rounds or asynchronous, whichever spends less time per node reached, measured as it runs), rounds or async");
+  args.add<uint64_t>("switch-epoch", {{ switch_epoch_us }}, "with --async-switch auto: the shortest span in microseconds over which a way is measured before the switch may change it");
+{%- endif %}
 {%- if serial_versions %}
   args.add<std::string>("inner-loops", "auto", "the kernels' nested loops: auto (serial on graphs of mean degree below {{ serial_below_degree }} and warp efficiency at least {{ serial_efficiency }}%, else scheduled), serial or scheduled");
 {%- endif %}
   args.parse(argc, argv);
+{%- if async_switch %}
+  const std::string async_switch_arg = args.get<std::string>("async-switch");
+  if (async_switch_arg != "auto" && async_switch_arg != "rounds" && async_switch_arg != "async") {
+    std::fprintf(stderr, "error: --async-switch %s: auto, rounds or async\n", async_switch_arg.c_str());
+    return 1;
+  }
+  const uint64_t switch_epoch_arg = args.get<uint64_t>("switch-epoch");
+  if (switch_epoch_arg < 1 || switch_epoch_arg > 1000000) {
+    std::fprintf(stderr, "error: --switch-epoch %llu: microseconds, from 1 to 1000000\n",
+                 static_cast<unsigned long long>(switch_epoch_arg));
+    return 1;
+  }
+{%- endif %}
 {%- if serial_versions %}
   const std::string inner_loops_arg = args.get<std::string>("inner-loops");
   if (inner_loops_arg != "auto" && inner_loops_arg != "serial" && inner_loops_arg != "scheduled") {
@@ -688,6 +713,12 @@ static int run(int argc, char** argv) {
 {%- if has_arrays %}
   allocate_arrays(h);
 {%- endif %}
+{%- if async_switch %}
+  h.switch_force = async_switch_arg == "rounds" ? irgl::kSwitchForceRounds
+                   : async_switch_arg == "async" ? irgl::kSwitchForceAsync
+                                                 : irgl::kSwitchAuto;
+  h.switch_epoch_us = static_cast<uint32_t>(switch_epoch_arg);
+{%- endif %}
 {%- if serial_versions %}
   // Serial versions of the kernels with scheduled nested loops, or the scheduled ones.
   std::string inner_loops = inner_loops_arg + " (--inner-loops)";
@@ -789,6 +820,9 @@ static int run(int argc, char** argv) {
   record.worklist_capacity = h.wl_items;
 {%- if serial_versions %}
   record.inner_loops = inner_loops;
+{%- endif %}
+{%- if async_switch %}
+  record.async_switch = h.switched.report(times.back());
 {%- endif %}
   irgl::print_run_record(record);
   return 0;

@@ -57,6 +57,8 @@ fn config_may_do_nothing(config: &OptConfig) -> bool {
         || config.outline == irgl_opt::OutlineConfig::Outer
         || config.aggregate.default != irgl_opt::AggregateLevel::None
         || config.adapt.on
+        || config.async_switch
+        || config.grid_wait
 }
 
 /// Warnings for the options of [`config_may_do_nothing`] that changed nothing in `m` (the
@@ -131,6 +133,31 @@ fn options_without_effect(lowered: &Module, m: &Module, config: &OptConfig) -> V
             Diagnostic::warning(
                 "W0504",
                 "--adapt on: no kernel gets a serial version; the program is compiled with one version of each",
+            )
+            .with_note(why),
+        );
+    }
+    if config.grid_wait && m.kernels.iter().all(|(_, k)| !k.hands_items_to_the_grid()) {
+        out.push(
+            Diagnostic::warning(
+                "W0506",
+                "--grid-wait on: no nested loop hands items to the grid; the option changes nothing",
+            )
+            .with_note("it applies to loops under gd (--nested gd+..., chosen by -O2 where a loop can take it)"),
+        );
+    }
+    if config.async_switch && m.kernels.iter().all(|(_, k)| k.async_version.is_none()) {
+        let mut trial = lowered.clone();
+        let why = match irgl_opt::run_asynchronously(&mut trial, config) {
+            Ok(()) => irgl_opt::switch_asynchrony::candidate(&trial, config)
+                .err()
+                .unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        out.push(
+            Diagnostic::warning(
+                "W0505",
+                "--async-switch on: no loop can switch between rounds and asynchrony; the program is compiled without it",
             )
             .with_note(why),
         );
@@ -259,6 +286,7 @@ pub fn optimize(
     m.launch.wide_edges = config.wide_edges;
     m.launch.grid = config.grid;
     m.launch.serial_rule = config.adapt.serial_rule().filter(|_| !m.graph.mesh);
+    m.launch.grid_wait = config.grid_wait;
     if config.multi_gpu {
         // Judged on the program as lowered, before the passes rewrite its kernels.
         m.partitioned = Some(partitioned_exchanges(m).map_err(|d| vec![d])?);
@@ -267,6 +295,10 @@ pub fn optimize(
     let t = Instant::now();
     irgl_opt::run_asynchronously(m, config)?;
     trace.step("run_asynchronously", t, m);
+
+    let t = Instant::now();
+    irgl_opt::switch_asynchrony(m, config)?;
+    trace.step("switch_asynchrony", t, m);
 
     let t = Instant::now();
     irgl_opt::backoff_retries(m, config)?;

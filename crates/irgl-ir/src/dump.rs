@@ -126,6 +126,13 @@ pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> S
         (None, Some(of)) => format!("{version} the version of {of} without gd"),
         (None, None) => version,
     };
+    let version = match (k.async_version, k.async_of) {
+        (Some(v), _) => format!(
+            "{version} asynchronous version {v} (run instead while the switch measures it cheaper)"
+        ),
+        (None, Some(of)) => format!("{version} the asynchronous version of {of}"),
+        (None, None) => version,
+    };
     let _ = writeln!(
         out,
         "kernel {id} {}({}){shared}{asynchronous}{backoff}{version} {{",

@@ -146,7 +146,18 @@ pub struct LaunchConfig {
     /// Kernels with scheduled nested loops get a serial version, run on the graphs this
     /// rule chooses (`--adapt`); `None`: one version.
     pub serial_rule: Option<SerialRule>,
+    /// The shortest epoch of the switch between rounds and asynchrony, in microseconds
+    /// (`--switch-epoch`; the default of the generated program's flag of that name).
+    pub switch_epoch_us: u32,
+    /// In a control kernel's call of a loop under `gd` whose launch leaves nearly every block
+    /// without an item, the blocks wait for owners that publish late (`--grid-wait`).
+    pub grid_wait: bool,
 }
+
+/// The default shortest epoch of the switch between rounds and asynchrony, in microseconds
+/// (`LaunchConfig::switch_epoch_us`): about ten rounds of a road network's breadth-first
+/// search, and a few times what a yield and the drain after it cost.
+pub const SWITCH_EPOCH_US: u32 = 20;
 
 /// The grid of a host launch of a kernel whose outer `ForAll` is plain. A uniform outer loop
 /// always gets one block per `BLOCK` items.
@@ -279,6 +290,13 @@ pub struct Kernel {
     /// This kernel is the version of that one without `gd`: it is launched where that one
     /// is, and messages name that one.
     pub no_grid_of: Option<KernelId>,
+    /// A copy of this worklist kernel that runs asynchronously (`switch_asynchrony`): the
+    /// control kernel that repeats this one's rounds runs the copy instead while the switch
+    /// between rounds and asynchrony (`irgl/switch.cuh`) measures it cheaper.
+    pub async_version: Option<KernelId>,
+    /// This kernel is the asynchronous version of that one: it is called where that one is,
+    /// and messages name that one.
+    pub async_of: Option<KernelId>,
 }
 
 impl Kernel {
@@ -296,13 +314,21 @@ impl Kernel {
             serial_of: None,
             no_grid_version: None,
             no_grid_of: None,
+            async_version: None,
+            async_of: None,
         }
     }
 
-    /// The kernel of the source that this one is a version of (serial, or without `gd`),
-    /// if it is one: its sites and messages take that kernel's name.
+    /// The kernel of the source that this one is a version of (serial, without `gd`, or
+    /// asynchronous), if it is one: its sites and messages take that kernel's name.
     pub fn version_of(&self) -> Option<KernelId> {
-        self.serial_of.or(self.no_grid_of)
+        self.serial_of.or(self.no_grid_of).or(self.async_of)
+    }
+
+    /// Whether the kernel is one way of a switch between rounds and asynchrony (it has an
+    /// asynchronous version, or is one): it counts the nodes it pops for the first time.
+    pub fn switched(&self) -> bool {
+        self.async_version.is_some() || self.async_of.is_some()
     }
 }
 
@@ -1139,6 +1165,9 @@ pub struct KernelFacts {
     pub asynchronous: bool,
     /// Has retry backoff: takes the chunk its outer loop hands each thread.
     pub backoff: bool,
+    /// One way of a switch between rounds and asynchrony ([`Kernel::switched`]): takes the
+    /// task queue, which counts the nodes it pops for the first time.
+    pub switched: bool,
 }
 
 impl Kernel {
@@ -1216,6 +1245,7 @@ impl Kernel {
         f.uses_worklist |= f.pops;
         f.asynchronous = self.asynchronous.is_some();
         f.backoff = self.backoff.is_some();
+        f.switched = self.switched();
         f
     }
 

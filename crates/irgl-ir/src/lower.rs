@@ -147,6 +147,8 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             check_indices: false,
             wide_edges: false,
             serial_rule: None,
+            switch_epoch_us: SWITCH_EPOCH_US,
+            grid_wait: false,
         },
         partitioned: None,
     }

@@ -61,6 +61,7 @@ pub fn verify(module: &Module) -> Result<(), Vec<VerifyError>> {
         }
         errors.extend(serial_version(module, id, k));
         errors.extend(no_grid_version(module, id, k));
+        errors.extend(async_version(module, id, k));
     }
     let mut v = Verifier::new(module, &module.host, Side::Host, "main".into());
     v.run();
@@ -194,6 +195,92 @@ fn no_grid_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
                 "a version without gd is also a serial version or has one".into(),
             ));
         }
+    }
+    errors
+}
+
+/// A kernel and its asynchronous version point at each other (a version of the kernel without
+/// gd points at the kernel's); the kernel runs in rounds and
+/// the version asynchronously; the version's parameters are the kernel's first ones (a
+/// launch's arguments fit both: passes append parameters of rounds only); neither has a
+/// serial version or is one; a control kernel that launches the kernel calls the version too
+/// (the switch runs there; a launch from the host runs in rounds).
+fn async_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
+    let error = |message: String| VerifyError {
+        body: format!("kernel {}", k.name),
+        stmt: None,
+        message,
+    };
+    let mut errors = Vec::new();
+    if let Some(v) = k.async_version {
+        match m.kernels.get(v) {
+            None => errors.push(error(format!("its asynchronous version {v} is no kernel"))),
+            Some(version) => {
+                // A version without gd calls its kernel's asynchronous version.
+                let of = k.no_grid_of.unwrap_or(id);
+                if version.async_of != Some(of) || version.async_version.is_some() {
+                    errors.push(error(format!(
+                        "its asynchronous version {} is not marked as its version",
+                        version.name
+                    )));
+                }
+                if version.asynchronous.is_none() {
+                    errors.push(error(format!(
+                        "its asynchronous version {} does not run asynchronously",
+                        version.name
+                    )));
+                }
+                let param = |kernel: &Kernel, p: &KernelParam| match p {
+                    KernelParam::Graph(_) => None,
+                    KernelParam::Scalar(l) => kernel.body.locals.get(*l).map(|l| l.ty),
+                };
+                let ours: Vec<_> = k.params.iter().map(|p| param(k, p)).collect();
+                let theirs: Vec<_> = version.params.iter().map(|p| param(version, p)).collect();
+                if theirs.len() > ours.len() || ours[..theirs.len()] != theirs[..] {
+                    errors.push(error(format!(
+                        "its asynchronous version {} takes parameters that its launches do not pass",
+                        version.name
+                    )));
+                }
+            }
+        }
+        if k.asynchronous.is_some() {
+            errors.push(error(
+                "it runs asynchronously and has an asynchronous version".into(),
+            ));
+        }
+        let body = &m.host;
+        let mut in_controls = true;
+        visit::walk_stmts(body, &body.block, &mut |s| {
+            if let StmtKind::Control(c) = &body.stmts[s].kind
+                && visit::block_any(
+                    body,
+                    &c.body,
+                    &|x| matches!(x, StmtKind::Launch(l) if l.kernel == id),
+                )
+                && !c.kernels.contains(&v)
+            {
+                in_controls = false;
+            }
+        });
+        if !in_controls {
+            errors.push(error(
+                "a control kernel launches it without calling its asynchronous version".into(),
+            ));
+        }
+    }
+    if let Some(of) = k.async_of {
+        if m.kernels.get(of).and_then(|o| o.async_version) != Some(id) {
+            errors.push(error(format!(
+                "the asynchronous version of {of}, which does not name it as its version"
+            )));
+        }
+    }
+    if k.switched() && (k.serial_of.is_some() || k.serial_version.is_some()) {
+        errors.push(error(
+            "a kernel of the switch between rounds and asynchrony is also a serial version or has one"
+                .into(),
+        ));
     }
     errors
 }
@@ -742,7 +829,7 @@ impl<'a> Verifier<'a> {
                 let versions: Vec<KernelId> = launched
                     .iter()
                     .filter_map(|&k| self.module.kernels.get(k))
-                    .flat_map(|k| [k.serial_version, k.no_grid_version])
+                    .flat_map(|k| [k.serial_version, k.no_grid_version, k.async_version])
                     .flatten()
                     .collect();
                 launched.extend(versions);

@@ -37,7 +37,9 @@
 //!   by many neighbours in a round and walks many edges again; on sparser graphs the test
 //!   costs more than the few repeats.
 //! - Not chosen at any level: asynchronous kernels, retry backoff and Pipe unrolling (each is
-//!   faster on some graphs and slower on others; `irglc tune` finds them per graph).
+//!   faster on some graphs and slower on others; `irglc tune` finds them per graph), and the
+//!   switch between rounds and asynchrony (`--async-switch`: measured slower than rounds in
+//!   geometric mean, `switch_asynchrony`'s header).
 //!
 //! **What it assumes.** `m` is the program as lowered (before any pass). Flags given with a
 //! level override its choices (`OptConfig::apply_args`).

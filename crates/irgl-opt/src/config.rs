@@ -54,6 +54,15 @@ pub struct OptConfig {
     /// Run-time adaptation: versions of kernels that the generated program chooses between
     /// from the graph it loads.
     pub adapt: AdaptConfig,
+    /// An outlined worklist loop that may run in rounds or asynchronously gets both, and
+    /// switches between them as it runs by what each costs (`switch_asynchrony`).
+    pub async_switch: bool,
+    /// ... measuring each way over epochs of at least this many microseconds (with
+    /// `async_switch` only; the generated program's `--switch-epoch` overrides it).
+    pub switch_epoch_us: u32,
+    /// `gd`'s blocks wait for owners that publish late, in a control kernel's call whose
+    /// launch leaves nearly every block without an item (`irgl::grid_wait_for_owners`).
+    pub grid_wait: bool,
     /// Build the program to run partitioned over several GPUs (`--gpus N` of the program),
     /// where `irgl_analysis::partition` accepts it. Outlining and asynchronous kernels do not
     /// apply: the GPUs exchange node properties from the host between rounds.
@@ -79,6 +88,9 @@ impl Default for OptConfig {
             check_indices: false,
             wide_edges: false,
             adapt: AdaptConfig::default(),
+            async_switch: false,
+            switch_epoch_us: irgl_ir::SWITCH_EPOCH_US,
+            grid_wait: false,
             multi_gpu: false,
         }
     }
@@ -540,9 +552,9 @@ impl OptConfig {
                 self.async_grid
             ));
         }
-        if self.asynchronous == KernelSet::None && self.async_local {
+        if self.asynchronous == KernelSet::None && !self.async_switch && self.async_local {
             errors.push(
-                "--async-local on: continuations apply only to asynchronous kernels (--async)"
+                "--async-local on: continuations apply only to asynchronous kernels (--async, or the asynchronous versions of --async-switch on)"
                     .to_string(),
             );
         }
@@ -586,6 +598,23 @@ impl OptConfig {
                 "--serial-efficiency {}: a share of a warp's lanes, in percent from 0 to 100",
                 adapt.serial_efficiency
             ));
+        }
+        if !(1..=1_000_000).contains(&self.switch_epoch_us) {
+            errors.push(format!(
+                "--switch-epoch {}: microseconds, from 1 to 1000000",
+                self.switch_epoch_us
+            ));
+        }
+        if !self.async_switch && self.switch_epoch_us != irgl_ir::SWITCH_EPOCH_US {
+            errors.push(format!(
+                "--switch-epoch {}: applies only with --async-switch on",
+                self.switch_epoch_us
+            ));
+        }
+        if self.async_switch && self.multi_gpu {
+            errors.push(
+                "--async-switch on: does not apply with --multi-gpu on: the GPUs exchange node properties between rounds, which an asynchronous launch does not have (use --async-switch off)".to_string(),
+            );
         }
         if !adapt.on {
             if adapt.serial_below_degree != adapt_defaults.serial_below_degree {
@@ -732,6 +761,18 @@ impl OptConfig {
             args.push("--serial-efficiency".to_string());
             args.push(self.adapt.serial_efficiency.to_string());
         }
+        if self.async_switch {
+            args.push("--async-switch".to_string());
+            args.push("on".to_string());
+        }
+        if self.switch_epoch_us != irgl_ir::SWITCH_EPOCH_US {
+            args.push("--switch-epoch".to_string());
+            args.push(self.switch_epoch_us.to_string());
+        }
+        if self.grid_wait {
+            args.push("--grid-wait".to_string());
+            args.push("on".to_string());
+        }
         if self.drop_repeats != KernelSet::None {
             args.push("--drop-repeats".to_string());
             args.push(self.drop_repeats.to_string());
@@ -840,6 +881,13 @@ impl OptConfig {
                 }
                 "--serial-below-degree" => c.adapt.serial_below_degree = number()?,
                 "--serial-efficiency" => c.adapt.serial_efficiency = number()?,
+                "--switch-epoch" => c.switch_epoch_us = number()?,
+                "--async-switch" => {
+                    c.async_switch = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--grid-wait" => {
+                    c.grid_wait = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
+                }
                 "--async-grid" => {
                     c.async_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
@@ -886,7 +934,7 @@ impl OptConfig {
             if !given("--async-grid") {
                 c.async_grid = defaults.async_grid;
             }
-            if !given("--async-local") {
+            if !given("--async-local") && !c.async_switch {
                 c.async_local = defaults.async_local;
             }
         }
@@ -900,6 +948,9 @@ impl OptConfig {
             if !given("--serial-efficiency") {
                 c.adapt.serial_efficiency = defaults.adapt.serial_efficiency;
             }
+        }
+        if !c.async_switch && !given("--switch-epoch") {
+            c.switch_epoch_us = defaults.switch_epoch_us;
         }
         if c.retry_backoff.kernels == KernelSet::None {
             let backoff = &mut c.retry_backoff;

@@ -15,6 +15,7 @@ pub mod drop_repeats;
 pub mod outline_iterations;
 pub mod run_asynchronously;
 pub mod schedule_nested_loops;
+pub mod switch_asynchrony;
 pub mod unroll_pipes;
 
 pub use aggregate_pushes::aggregate_pushes;
@@ -28,7 +29,20 @@ pub use drop_repeats::drop_repeats;
 pub use outline_iterations::outline_iterations;
 pub use run_asynchronously::run_asynchronously;
 pub use schedule_nested_loops::schedule_nested_loops;
+pub use switch_asynchrony::switch_asynchrony;
 pub use unroll_pipes::unroll_pipes;
+
+/// The name of a version of kernel `name`: `NAME_SUFFIX`, or `NAME_SUFFIX2`, ... where the
+/// program has a kernel of that name.
+pub(crate) fn version_name(m: &irgl_ir::Module, name: &str, suffix: &str) -> String {
+    let mut version = format!("{name}_{suffix}");
+    let mut n = 1;
+    while m.kernel_named(&version).is_some() {
+        n += 1;
+        version = format!("{name}_{suffix}{n}");
+    }
+    version
+}
 
 /// E0510: option `flag` names a kernel `name` that the program does not have; the note lists
 /// its kernels.

@@ -63,6 +63,26 @@ pub fn outline_iterations(m: &mut Module, config: &OptConfig) -> Result<(), Vec<
     Ok(())
 }
 
+/// The statements of `main` that `outline_iterations` will outline under `config` (none where
+/// it would report an error, which it does when it runs): for passes before it that prepare
+/// what only a control kernel can run.
+pub fn outlined_statements(m: &Module, config: &OptConfig) -> Vec<StmtId> {
+    let tree = OutlineTree::build(m);
+    match &config.outline {
+        OutlineConfig::None => Vec::new(),
+        OutlineConfig::Outer => {
+            let mut out = Vec::new();
+            for r in &tree.roots {
+                outermost(r, &mut out);
+            }
+            out.iter().map(|n| n.stmt).collect()
+        }
+        OutlineConfig::Nodes(names) => named(&tree, names)
+            .map(|nodes| nodes.iter().map(|n| n.stmt).collect())
+            .unwrap_or_default(),
+    }
+}
+
 /// The outermost outlinable nodes under `n` (itself if it is).
 fn outermost<'a>(n: &'a OutlineNode, out: &mut Vec<&'a OutlineNode>) {
     if n.outlinable.is_ok() {
@@ -166,10 +186,13 @@ fn outline(m: &mut Module, s: StmtId, id: ControlId, origin: String, grid: GridS
         _ => {}
     });
     // Their serial versions, and their versions without gd, are called in their place on
-    // some graphs.
+    // some graphs, their asynchronous versions while the switch finds them cheaper.
     let versions: Vec<KernelId> = kernels
         .iter()
-        .flat_map(|&k| [m.kernels[k].serial_version, m.kernels[k].no_grid_version])
+        .flat_map(|&k| {
+            let k = &m.kernels[k];
+            [k.serial_version, k.no_grid_version, k.async_version]
+        })
         .flatten()
         .collect();
     kernels.extend(versions);

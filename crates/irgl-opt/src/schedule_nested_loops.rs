@@ -143,23 +143,11 @@ fn until_break(body: &Body, l: &Loop) -> bool {
     }
 }
 
-/// The name of a version of kernel `name`: `NAME_SUFFIX`, or `NAME_SUFFIX2`, ... where the
-/// program has a kernel of that name.
-fn version_name(m: &Module, name: &str, suffix: &str) -> String {
-    let mut version = format!("{name}_{suffix}");
-    let mut n = 1;
-    while m.kernel_named(&version).is_some() {
-        n += 1;
-        version = format!("{name}_{suffix}{n}");
-    }
-    version
-}
-
 /// Adds a copy of kernel `k` as it is now (its nested loops serial) as its serial version,
 /// named `K_serial` (or `K_serial2`, ... where the program has a kernel of that name).
 fn add_serial_version(m: &mut Module, k: KernelId) {
     let mut copy = m.kernels[k].clone();
-    copy.name = version_name(m, &copy.name, "serial");
+    copy.name = crate::version_name(m, &copy.name, "serial");
     copy.serial_of = Some(k);
     let version = m.kernels.push(copy);
     m.kernels[k].serial_version = Some(version);
@@ -172,7 +160,7 @@ fn add_serial_version(m: &mut Module, k: KernelId) {
 /// the schedule without `gd`.
 fn add_no_grid_version(m: &mut Module, k: KernelId) {
     let mut copy = m.kernels[k].clone();
-    copy.name = version_name(m, &copy.name, "nogd");
+    copy.name = crate::version_name(m, &copy.name, "nogd");
     copy.serial_version = None;
     copy.no_grid_of = Some(k);
     let ids: Vec<StmtId> = copy.body.stmts.keys().collect();

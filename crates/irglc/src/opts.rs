@@ -167,6 +167,24 @@ pub struct OptArgs {
     /// one node's edges (`irglc graph info`), is at least P percent (default 50).
     #[arg(long, value_name = "P")]
     pub serial_efficiency: Option<u32>,
+    /// The switch between rounds and asynchrony (`on`; off at every level): an outlined
+    /// worklist loop whose kernel may run either way gets both, and switches between them as
+    /// it runs, keeping the one that spends less time per node reached (docs/optimizations.md
+    /// says what it costs). The program's --async-switch rounds|async pins one way.
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
+    pub async_switch: Option<bool>,
+    /// gd's blocks wait for owners that publish late (`on`; off at every level): in a control
+    /// kernel's call whose launch leaves nearly every block without an item (a hub alone in a
+    /// round), the blocks that find nothing wait until every block's trips are done rather
+    /// than leave the hub to its owner's block. sssp-nf on a star 30x faster; kcore on a web
+    /// graph 1.26x slower (docs/optimizations.md).
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
+    pub grid_wait: Option<bool>,
+    /// With --async-switch on: the shortest span, in microseconds, over which the switch
+    /// measures a way before it may change (default 20; the program's --switch-epoch
+    /// overrides it).
+    #[arg(long, value_name = "US")]
+    pub switch_epoch: Option<u32>,
 }
 
 fn parse_spec(s: &str) -> Result<ScheduleSpec, String> {
@@ -357,6 +375,15 @@ impl OptArgs {
         }
         if let Some(p) = self.serial_efficiency {
             flag("--serial-efficiency", p.to_string());
+        }
+        if let Some(on) = self.async_switch {
+            flag("--async-switch", switch(on));
+        }
+        if let Some(on) = self.grid_wait {
+            flag("--grid-wait", switch(on));
+        }
+        if let Some(us) = self.switch_epoch {
+            flag("--switch-epoch", us.to_string());
         }
         out
     }

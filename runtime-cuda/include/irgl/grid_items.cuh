@@ -17,6 +17,8 @@
 //                  else { ... the block's next scheduler takes the item ... }
 //   every block, after its last trip (uniform code), when irgl_grid_min != 0:
 //                  thread 0: irgl::grid_claim<CHUNK>(t, slot, first)   // slot kGridItems: none left
+//                            and, on a launch with fewer items than blocks, when none is left:
+//                            irgl::grid_wait_for_owners<CHUNK>(t, slot, first, arrived)
 //                  ... the block runs iterations [first, min(first + CHUNK, trips)) of slot ...
 //   a kernel launched from the host, every block once done with the table, thread 0:
 //                  irgl::grid_leave(t)   // the last block out resets the table
@@ -32,6 +34,7 @@
 #include <cstdlib>
 #include <string>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "graph.cuh"
@@ -45,6 +48,7 @@ constexpr uint32_t kGridItems = 1024;
 struct GridItems {
   uint32_t count;                    // slots taken; may pass kGridItems (those were refused)
   uint32_t left;                     // blocks that have finished taking chunks
+  uint32_t arrived;                  // blocks done with their own trips (grid_wait_for_owners)
   uint32_t trips[kGridItems];        // each published item's trip count
   uint32_t ready[kGridItems];        // 1 once the slot's values are written
   unsigned long long claimed[kGridItems];  // iterations handed out so far
@@ -125,6 +129,38 @@ __device__ __forceinline__ void grid_claim(GridItems& t, uint32_t& slot, uint32_
   first = 0;
 }
 
+/// One thread of a block whose own trips are done, after grid_claim found nothing: waits
+/// until every block of the launch is done with its trips, taking a chunk as soon as one is
+/// published (slot < kGridItems on return), before it gives up (slot kGridItems: none left
+/// and none to come). An owner publishes its item only when its trip reaches the loop, and
+/// on a small frontier the blocks without items of their own reach their help loop first,
+/// find the table empty and would leave the item to its owner's block alone (measured on a
+/// star of degree 1 M, a hub alone in the first round: 0.17 to 7 ms run by run,
+/// docs/optimizations.md, *An owner that publishes late*). `arrived` (0 at first, the block's
+/// own, in shared memory) says whether this block counted itself done. It does nothing unless
+/// every block of the grid runs at once (a cooperative launch: a control kernel's); the
+/// generated code calls it only where the launch has fewer items than the grid has blocks,
+/// so that some block has none. Not inlined: the help loop's code stays what ptxas allocated
+/// registers for before (a few more inlined lines moved kcore's control kernel by 1.5x).
+template <uint32_t CHUNK>
+__device__ __noinline__ void grid_wait_for_owners(GridItems& t, uint32_t& slot, uint32_t& first, uint32_t& arrived) {
+  if (!cooperative_groups::this_grid().is_valid()) return;
+  if (arrived == 0u) {
+    arrived = 1u;
+    __threadfence();  // what this block published, before its arrival
+    atomicAdd(&t.arrived, 1u);
+  }
+  unsigned int pause = 32;
+  for (;;) {
+    const uint32_t done = *reinterpret_cast<volatile uint32_t*>(&t.arrived);
+    __threadfence();  // every publish before those arrivals, seen by the claim below
+    grid_claim<CHUNK>(t, slot, first);
+    if (slot != kGridItems || done >= gridDim.x) return;
+    __nanosleep(pause);
+    pause = pause < 1024 ? pause * 2 : pause;
+  }
+}
+
 /// One thread, once every block of the launch is done with the table: empties it for the
 /// next launch (the slots published, the count, the blocks counted out).
 __device__ __forceinline__ void grid_reset(GridItems& t) {
@@ -136,6 +172,7 @@ __device__ __forceinline__ void grid_reset(GridItems& t) {
   }
   t.count = 0u;
   t.left = 0u;
+  t.arrived = 0u;
 }
 
 /// One thread of each block of a kernel launched from the host, after the block took its

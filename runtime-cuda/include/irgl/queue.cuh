@@ -36,6 +36,22 @@
 // The last block to leave adds tail to base and resets the counters for the
 // next launch.
 //
+// Yields (the switch between rounds and asynchrony, irgl/switch.cuh): with a
+// `deadline` on the device's clock, a block that comes to claim after it claims
+// nothing and leaves, and a thread that carries an item pushes it to the ring
+// first; the items claimed before it are processed as usual. A `claim_limit`
+// yields likewise once that many items are claimed. The launch then
+// ends with items unclaimed, virtual indices [head, n_in + tail): the last block
+// out records them (left_first, left_end, with the ring position of the launch's
+// item 0), and drain_into moves them, after a grid barrier, into a worklist (the
+// next round's input), emptying their slots for the next lap as a taker would.
+//
+// First pops (the switch's measure of progress): with `seen` (a byte per node),
+// count_first(n) adds one to `first_pops` the first time node n is popped since
+// the last clear_seen. A plain load and store: two threads popping the same node
+// at once, or one reading a stale 0 from its L1, may both count it, which a
+// measure can afford.
+//
 // Progress and overflow: a pusher of item j waits only when item j - capacity
 // (its slot's previous occupant in this launch) has been claimed: its claimer
 // is taking it, and that taker waits only for the pusher of j - capacity, and
@@ -76,6 +92,7 @@
 #include "array.cuh"
 #include "block.cuh"
 #include "check.cuh"
+#include "grid.cuh"
 #include "warp.cuh"
 #include "worklist.cuh"
 
@@ -108,6 +125,22 @@ struct AsyncQueueCtl {
   unsigned int bad_item;  ///< the item of a kAsyncBadItem stop
   unsigned long long pushed;  ///< tail when it stopped (the overflow report)
   unsigned long long base;    ///< items pushed by the earlier launches: absolute position of item 0
+  /// The device clock (global_ns) from which no block claims: the launch yields (0: never).
+  /// Reset by the last block out.
+  unsigned long long deadline;
+  /// The most items the launch claims (virtual indices below it): it yields after them (0:
+  /// no limit). Reset by the last block out.
+  unsigned long long claim_limit;
+  /// After a launch, what it left unclaimed (a yield): virtual indices [left_first, left_end),
+  /// index i < left_n_in the input worklist's, the others in the ring from position left_base.
+  /// left_first is also the number of items the launch claimed.
+  unsigned long long left_first;
+  unsigned long long left_end;
+  unsigned long long left_base;
+  unsigned int left_n_in;
+  unsigned int pad3;
+  /// Nodes popped for the first time since the last clear_seen (count_first).
+  unsigned long long first_pops;
 };
 
 namespace detail {
@@ -161,6 +194,9 @@ struct AsyncQueue {
   unsigned long long* slots = nullptr;
   AsyncQueueCtl* ctl = nullptr;
   uint32_t capacity = 0;
+  /// A byte per node, for count_first (null: the program counts nothing).
+  uint8_t* seen = nullptr;
+  uint32_t nseen = 0;
 
   // ---- producers (any thread, inside the item it processes)
 
@@ -262,14 +298,26 @@ struct AsyncQueue {
         atomicAdd(&ctl->finished, static_cast<unsigned long long>(net));
       }
       const unsigned long long room = static_cast<unsigned long long>(BLOCK_THREADS - n_carry);
+      const unsigned long long deadline = detail::load_volatile(&ctl->deadline);
+      const unsigned long long limit = detail::load_volatile(&ctl->claim_limit);
       unsigned int pause = 32;
       uint32_t n = 0;
       unsigned long long at = 0;
+      bool yield = false;
       while (room != 0 && detail::load_volatile(&ctl->stop) == kAsyncRunning) {
+        if (deadline != 0ull && global_ns() >= deadline) {  // a yield: claim nothing more
+          yield = true;
+          break;
+        }
         const unsigned long long h = detail::load_volatile(&ctl->head);
+        if (limit != 0ull && h >= limit) {  // a yield: the launch claimed what it may
+          yield = true;
+          break;
+        }
         const unsigned long long total = n_in + detail::load_volatile(&ctl->tail);
         if (h < total) {
-          const unsigned long long want = total - h < room ? total - h : room;
+          unsigned long long want = total - h < room ? total - h : room;
+          if (limit != 0ull && want > limit - h) want = limit - h;
           if (atomicCAS(&ctl->head, h, h + want) == h) {
             n = static_cast<uint32_t>(want);
             at = h;
@@ -285,7 +333,8 @@ struct AsyncQueue {
         __nanosleep(pause);
         pause = pause < 1024 ? pause * 2 : pause;
       }
-      leave = detail::load_volatile(&ctl->stop) != kAsyncRunning || n + n_carry == 0;
+      // A yield leaves with the block's carried items, which its threads push first.
+      leave = yield || detail::load_volatile(&ctl->stop) != kAsyncRunning || n + n_carry == 0;
       claimed_n = n;
       claimed_first = at;
     }
@@ -299,6 +348,8 @@ struct AsyncQueue {
   /// The item at virtual index i (claimed by this thread): the input worklist's,
   /// or the queue's once its pusher wrote it (the slot is then emptied for the next
   /// lap). Returns false, with nothing taken, when the queue stopped meanwhile.
+  /// (claim_block returns 0 at a yield with items carried: their threads push them, so
+  /// that drain_into finds them among the unclaimed.)
   __device__ __forceinline__ bool take(const Worklist& in, uint32_t n_in, unsigned long long i, uint32_t* item) const {
     IRGL_QUEUE_DELAY(1);
     if (i < n_in) {
@@ -327,16 +378,73 @@ struct AsyncQueue {
       if (atomicAdd(&ctl->exited, 1u) == gridDim.x - 1) {
         __threadfence();  // acquire: every block's writes before its exit
         const unsigned long long tail = ctl->tail;
+        // What a yield left unclaimed (nothing when the queue went quiescent).
+        ctl->left_first = ctl->head;
+        ctl->left_end = ctl->n_in + tail;
+        ctl->left_base = ctl->base;
+        ctl->left_n_in = ctl->n_in;
         ctl->pushed = tail;
         ctl->base += tail;
         ctl->head = 0ull;
         ctl->tail = 0ull;
         ctl->finished = 0ull;
         ctl->exited = 0u;
+        ctl->deadline = 0ull;
+        ctl->claim_limit = 0ull;
         __threadfence();
       }
     }
   }
+
+  // ---- after a launch that may have yielded (a control kernel's threads, after the grid
+  // barrier that follows the launch: every block has left it)
+
+  /// How many items the last launch left unclaimed.
+  __device__ __forceinline__ unsigned long long left() const {
+    return detail::load_volatile(&ctl->left_end) - detail::load_volatile(&ctl->left_first);
+  }
+
+  /// Every thread of the grid: writes the items the last launch left unclaimed, in order,
+  /// to `out` from slot 0 (out must be empty, with room for left(): the queue's capacity
+  /// is the lists'), and empties their ring slots for the next lap. The leader (the grid's
+  /// first thread) sets out's count. Not after an overflow (a reserved slot may never have
+  /// been written). A grid barrier must follow before out is read.
+  __device__ __forceinline__ void drain_into(const Worklist& in, const Worklist& out) const {
+    const unsigned long long first = detail::load_volatile(&ctl->left_first);
+    const unsigned long long end = detail::load_volatile(&ctl->left_end);
+    const unsigned long long base = detail::load_volatile(&ctl->left_base);
+    const unsigned long long n_in = detail::load_volatile(&ctl->left_n_in);
+    const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+    for (unsigned long long i = first + blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) {
+      uint32_t item;
+      if (i < n_in) {
+        item = in.pop(static_cast<uint32_t>(i));
+      } else {
+        const unsigned long long p = base + (i - n_in);
+        unsigned long long* slot = slots + (p % capacity);
+        const uint32_t turn = static_cast<uint32_t>(2ull * (p / capacity));
+        item = static_cast<uint32_t>(detail::load_relaxed(slot));  // full: its pusher wrote it before the barrier
+        detail::store_relaxed(slot, detail::slot_value(turn + 2u, kEmptySlot));
+      }
+      out.write(0ull, static_cast<uint32_t>(i - first), item);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) out.ctl->count = end - first;
+  }
+
+  /// Counts node n's first pop since the last clear_seen (a thread that pops it).
+  __device__ __forceinline__ void count_first(uint32_t n) const {
+    if (n >= nseen || seen[n] != 0u) return;  // a stale cached 0 only counts a node twice
+    seen[n] = 1u;
+    atomicAdd(&ctl->first_pops, 1ull);
+  }
+  /// Every thread of the grid: forgets which nodes were popped and zeroes the count. A grid
+  /// barrier must follow before the next pop.
+  __device__ __forceinline__ void clear_seen() const {
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nseen; i += stride) seen[i] = 0u;
+    if (blockIdx.x == 0 && threadIdx.x == 0) ctl->first_pops = 0ull;
+  }
+  __device__ __forceinline__ unsigned long long first_pops() const { return detail::load_volatile(&ctl->first_pops); }
 
  private:
   __device__ __forceinline__ void halt(unsigned int why, uint32_t item) const {
@@ -350,13 +458,19 @@ struct AsyncQueue {
 class HostAsyncQueue {
  public:
   HostAsyncQueue() = default;
-  explicit HostAsyncQueue(uint32_t capacity) : slots_(capacity), ctl_(1) { reset(); IRGL_CHECK(cudaStreamSynchronize(0)); }
+  /// `nodes`: a byte per node for counting first pops (count_first; 0: none).
+  explicit HostAsyncQueue(uint32_t capacity, uint32_t nodes = 0) : slots_(capacity), ctl_(1), seen_(nodes) {
+    reset();
+    IRGL_CHECK(cudaStreamSynchronize(0));
+  }
 
   AsyncQueue view() const {
     AsyncQueue q;
     q.slots = const_cast<unsigned long long*>(slots_.data());
     q.ctl = const_cast<AsyncQueueCtl*>(ctl_.data());
     q.capacity = static_cast<uint32_t>(slots_.size());
+    q.seen = const_cast<uint8_t*>(seen_.data());
+    q.nseen = static_cast<uint32_t>(seen_.size());
     return q;
   }
   uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
@@ -366,6 +480,7 @@ class HostAsyncQueue {
   void reset(cudaStream_t stream = 0) {
     slots_.zero(stream);
     ctl_.zero(stream);
+    seen_.zero(stream);
   }
 
   /// After a launch of asynchronous kernel `kernel`: reports an overflow or a
@@ -386,6 +501,7 @@ class HostAsyncQueue {
  private:
   DeviceArray<unsigned long long> slots_;
   DeviceArray<AsyncQueueCtl> ctl_;
+  DeviceArray<uint8_t> seen_;
 };
 
 }  // namespace irgl

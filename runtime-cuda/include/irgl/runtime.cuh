@@ -9,6 +9,7 @@
 #include "graph.cuh"
 #include "worklist.cuh"
 #include "queue.cuh"
+#include "switch.cuh"
 #include "reduce.cuh"
 #include "accumulate.cuh"
 #include "combine.cuh"
