@@ -656,14 +656,13 @@ impl Emitter<'_> {
                     effects = effects.join(launch_hazards(&m.kernels[a].facts()));
                 }
                 self.need(effects.reads, effects.writes);
+                // The list the next round pops: what a yield leaves goes there.
+                let next = match switched.and_then(|a| m.kernels[a].asynchronous) {
+                    Some(Asynchrony::Respawns) => "irgl_retry",
+                    _ => "irgl_out",
+                };
                 if let Some(a) = switched {
-                    // Rounds or asynchrony, as the switch chose after the last launch; after an
-                    // asynchronous launch, what its yield left unclaimed becomes the list the next
-                    // round pops.
-                    let target = match m.kernels[a].asynchronous {
-                        Some(Asynchrony::Respawns) => "irgl_retry",
-                        _ => "irgl_out",
-                    };
+                    // Rounds or asynchrony, as the switch chose after the last launch.
                     let async_call = self.call_text(a, l);
                     let at = self.call_index(a);
                     self.w.open(
@@ -673,7 +672,7 @@ impl Emitter<'_> {
                     self.w
                         .line("irgl::grid_sync();  // every block has left the queue");
                     self.w.line(format!(
-                        "if (!irgl_queue.overflowed()) irgl_queue.drain_into(irgl_in, {target});  // what a yield left unclaimed"
+                        "if (!irgl_queue.overflowed()) irgl_queue.drain_into(irgl_in, {next});  // what a yield left unclaimed"
                     ));
                     self.w.close("} else {");
                     self.w.level_up();
@@ -702,12 +701,8 @@ impl Emitter<'_> {
                     .map(|t| format!("irgl::grid_reset({t});"))
                     .collect();
                 let due = format!("irgl_sw_due{}", s.index());
-                if let Some(a) = switched {
+                if switched.is_some() {
                     // An asynchronous launch is an epoch; rounds count the epoch's down.
-                    let next = match m.kernels[a].asynchronous {
-                        Some(Asynchrony::Respawns) => "irgl_retry",
-                        _ => "irgl_out",
-                    };
                     self.w.line(format!(
                         "const bool {due} = irgl_sw_mode == irgl::kSwitchAsync || --irgl_sw_left == 0u;  // the epoch ends"
                     ));

@@ -133,16 +133,18 @@ fn backoff_kernel(k: &Kernel, b: Backoff) -> Vec<VerifyError> {
 /// Whether two versions of a kernel take the same parameters and are launched alike
 /// (asynchrony, backoff).
 fn launched_alike(a: &Kernel, b: &Kernel) -> bool {
-    let types = |k: &Kernel| -> Vec<Option<Ty>> {
-        k.params
-            .iter()
-            .map(|p| match p {
-                KernelParam::Graph(_) => None,
-                KernelParam::Scalar(l) => k.body.locals.get(*l).map(|l| l.ty),
-            })
-            .collect()
-    };
-    types(a) == types(b) && a.asynchronous == b.asynchronous && a.backoff == b.backoff
+    param_types(a) == param_types(b) && a.asynchronous == b.asynchronous && a.backoff == b.backoff
+}
+
+/// A kernel's parameters: the type of each scalar, `None` for the graph.
+fn param_types(k: &Kernel) -> Vec<Option<Ty>> {
+    k.params
+        .iter()
+        .map(|p| match p {
+            KernelParam::Graph(_) => None,
+            KernelParam::Scalar(l) => k.body.locals.get(*l).map(|l| l.ty),
+        })
+        .collect()
 }
 
 /// A kernel and its version without `gd` point at each other, are launched alike, the
@@ -230,13 +232,8 @@ fn async_version(m: &Module, id: KernelId, k: &Kernel) -> Vec<VerifyError> {
                         version.name
                     )));
                 }
-                let param = |kernel: &Kernel, p: &KernelParam| match p {
-                    KernelParam::Graph(_) => None,
-                    KernelParam::Scalar(l) => kernel.body.locals.get(*l).map(|l| l.ty),
-                };
-                let ours: Vec<_> = k.params.iter().map(|p| param(k, p)).collect();
-                let theirs: Vec<_> = version.params.iter().map(|p| param(version, p)).collect();
-                if theirs.len() > ours.len() || ours[..theirs.len()] != theirs[..] {
+                let (ours, theirs) = (param_types(k), param_types(version));
+                if !ours.starts_with(&theirs) {
                     errors.push(error(format!(
                         "its asynchronous version {} takes parameters that its launches do not pass",
                         version.name

@@ -45,17 +45,7 @@ use crate::config::{OptConfig, OutlineConfig};
 /// node, a node that cannot be outlined (with the reason), two nested nodes.
 pub fn outline_iterations(m: &mut Module, config: &OptConfig) -> Result<(), Vec<Diagnostic>> {
     let tree = OutlineTree::build(m);
-    let chosen: Vec<&OutlineNode> = match &config.outline {
-        OutlineConfig::None => return Ok(()),
-        OutlineConfig::Outer => {
-            let mut out = Vec::new();
-            for r in &tree.roots {
-                outermost(r, &mut out);
-            }
-            out
-        }
-        OutlineConfig::Nodes(names) => named(&tree, names)?,
-    };
+    let chosen = chosen(&tree, config)?;
     let stmts: Vec<(StmtId, String)> = chosen.iter().map(|n| (n.stmt, describe(m, n))).collect();
     for (i, (s, origin)) in stmts.into_iter().enumerate() {
         outline(m, s, ControlId::from_index(i), origin, config.outline_grid);
@@ -68,18 +58,26 @@ pub fn outline_iterations(m: &mut Module, config: &OptConfig) -> Result<(), Vec<
 /// what only a control kernel can run.
 pub fn outlined_statements(m: &Module, config: &OptConfig) -> Vec<StmtId> {
     let tree = OutlineTree::build(m);
+    chosen(&tree, config)
+        .map(|nodes| nodes.iter().map(|n| n.stmt).collect())
+        .unwrap_or_default()
+}
+
+/// The nodes of `tree` that `config` outlines, or the errors of naming them.
+fn chosen<'a>(
+    tree: &'a OutlineTree,
+    config: &OptConfig,
+) -> Result<Vec<&'a OutlineNode>, Vec<Diagnostic>> {
     match &config.outline {
-        OutlineConfig::None => Vec::new(),
+        OutlineConfig::None => Ok(Vec::new()),
         OutlineConfig::Outer => {
             let mut out = Vec::new();
             for r in &tree.roots {
                 outermost(r, &mut out);
             }
-            out.iter().map(|n| n.stmt).collect()
+            Ok(out)
         }
-        OutlineConfig::Nodes(names) => named(&tree, names)
-            .map(|nodes| nodes.iter().map(|n| n.stmt).collect())
-            .unwrap_or_default(),
+        OutlineConfig::Nodes(names) => named(tree, names),
     }
 }
 
