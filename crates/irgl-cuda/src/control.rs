@@ -44,11 +44,8 @@ use crate::writer::Writer;
 pub(crate) struct ControlDef {
     /// The state block shared with the host.
     pub state: String,
-    pub kernel: String,
-    /// The same control calling the kernels' versions without `gd`
-    /// ([`Kernel::no_grid_version`]), launched on graphs without a node past the grid's
-    /// threshold; empty when it calls none.
-    pub kernel_no_grid: String,
+    /// Its control kernels: the control itself, then its versions ([`ControlVersion`]).
+    pub kernels: Vec<String>,
     /// The state block's type, and the `Host` member that holds its device copy (allocated
     /// once with the host, not at every run: an allocation and its free took 5-10% of a
     /// short run's time).
@@ -68,8 +65,35 @@ pub(crate) struct ControlCtx {
     pub breaks: Vec<Hazards>,
     pub continues: Vec<Option<Hazards>>,
     pub hoist: Option<Hoist>,
-    /// This is the control kernel that calls the kernels' versions without `gd`.
+    /// Which version of the control kernel this is.
+    pub version: ControlVersion,
+}
+
+/// A version of a control kernel. A control has one for each combination that its kernels'
+/// versions call for: without `gd` where a kernel has a version without it, and rounds only
+/// where it switches between rounds and asynchrony on a grid chosen by the graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ControlVersion {
+    /// It calls the kernels' versions without `gd` (named `irgl_controlN_nogd`), launched on
+    /// graphs without a node past the grid's threshold.
     pub no_grid: bool,
+    /// It calls a switched kernel's version in rounds only, without the switch (named
+    /// `irgl_controlN_rounds`): launched on the graphs whose rounds are large (every resident
+    /// block), where asynchrony lost in every measurement, so that there the control is
+    /// `-O2`'s, registers and all. The switched control is launched on one block per
+    /// multiprocessor and compiled for it.
+    pub rounds_only: bool,
+}
+
+impl ControlVersion {
+    fn suffix(self) -> &'static str {
+        match (self.rounds_only, self.no_grid) {
+            (false, false) => "",
+            (false, true) => "_nogd",
+            (true, false) => "_rounds",
+            (true, true) => "_rounds_nogd",
+        }
+    }
 }
 
 /// The last grid barrier, while a leader's worklist clear may still join it as its action:
@@ -265,6 +289,12 @@ fn has_no_grid_versions(m: &Module, c: &Control) -> bool {
         .any(|&k| m.kernels[k].no_grid_version.is_some())
 }
 
+/// Whether `c` switches between rounds and asynchrony on a grid chosen by the graph (then it
+/// has versions in rounds only, for the graphs of large rounds).
+fn has_rounds_versions(m: &Module, c: &Control) -> bool {
+    switched_kernel(m, c).is_some() && matches!(c.grid, GridSize::Auto(_))
+}
+
 /// The kernel of `c` that switches between rounds and asynchrony (it has an asynchronous
 /// version), if any.
 fn switched_kernel(m: &Module, c: &Control) -> Option<KernelId> {
@@ -336,20 +366,37 @@ pub(crate) fn control_kernel(m: &Module, c: &Control) -> ControlDef {
     s.close("};");
     ControlDef {
         state: s.finish().trim_end().to_string(),
-        kernel: control_kernel_text(m, c, false),
-        kernel_no_grid: if has_no_grid_versions(m, c) {
-            control_kernel_text(m, c, true)
-        } else {
-            String::new()
-        },
+        kernels: control_versions(m, c)
+            .into_iter()
+            .map(|v| control_kernel_text(m, c, v))
+            .collect(),
         state_type: state_name(c),
         state_member: state_member(c),
     }
 }
 
-/// The control kernel of `c`; with `no_grid`, the one that calls the kernels' versions
-/// without `gd` (named `irgl_controlN_nogd`).
-fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
+/// The versions of `c`'s control kernel, the control itself first.
+fn control_versions(m: &Module, c: &Control) -> Vec<ControlVersion> {
+    let mut versions = vec![ControlVersion::default()];
+    for rounds_only in [false, true] {
+        for no_grid in [false, true] {
+            let v = ControlVersion {
+                no_grid,
+                rounds_only,
+            };
+            if v != ControlVersion::default()
+                && (!no_grid || has_no_grid_versions(m, c))
+                && (!rounds_only || has_rounds_versions(m, c))
+            {
+                versions.push(v);
+            }
+        }
+    }
+    versions
+}
+
+/// Version `version` of the control kernel of `c`.
+fn control_kernel_text(m: &Module, c: &Control, version: ControlVersion) -> String {
     let body = &m.host;
     let state = state_name(c);
     let versions = has_serial_versions(m, c);
@@ -362,7 +409,7 @@ fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
         breaks: Vec::new(),
         continues: Vec::new(),
         hoist: None,
-        no_grid,
+        version,
     });
     e.w.line("const bool irgl_leader = blockIdx.x == 0 && threadIdx.x == 0;");
     if versions {
@@ -389,7 +436,7 @@ fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
             cpp(&local.name)
         ));
     }
-    let switch = switched_kernel(m, c).is_some();
+    let switch = switched_kernel(m, c).is_some() && !version.rounds_only;
     if switch {
         // The switch measures the nodes reached since this control began; its choice lives in
         // registers, the same in every thread.
@@ -426,18 +473,26 @@ fn control_kernel_text(m: &Module, c: &Control, no_grid: bool) -> String {
     } else {
         ""
     };
-    let (name, what) = if no_grid {
-        (
-            format!("{}_nogd", kernel_name(c)),
-            "; the kernels' versions without gd, for graphs without a node past the grid's threshold",
-        )
+    let name = format!("{}{}", kernel_name(c), version.suffix());
+    let mut what = String::new();
+    if version.no_grid {
+        what.push_str("; the kernels' versions without gd, for graphs without a node past the grid's threshold");
+    }
+    if version.rounds_only {
+        what.push_str("; in rounds only, for graphs of large rounds (every resident block), where the switch is not launched");
+    }
+    // The switched control on a grid chosen by the graph runs on one block per multiprocessor
+    // only (the graphs of large rounds get the version in rounds): compiled for it, so that
+    // the two ways' code need not spill (ptxas left to itself gave it 32-40 registers and up
+    // to 780 bytes of spill loads).
+    let bounds = if switch && matches!(c.grid, GridSize::Auto(_)) {
+        launch_bounds(GridSize::PerSm(1), m.launch.block_size)
     } else {
-        (kernel_name(c), "")
+        launch_bounds(c.grid, m.launch.block_size)
     };
     format!(
-        "/// {}, outlined: the orchestration on the device, one resident grid{what}.\n__global__ void {} {name}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {queue}{state}* irgl_state) {{\n{}}}",
+        "/// {}, outlined: the orchestration on the device, one resident grid{what}.\n__global__ void {bounds} {name}(G {graph}, irgl::Worklist irgl_wl0, irgl::Worklist irgl_wl1, irgl::Worklist irgl_wl2, {queue}{state}* irgl_state) {{\n{}}}",
         c.origin,
-        launch_bounds(c.grid, m.launch.block_size),
         e.w.finish()
     )
 }
@@ -597,6 +652,11 @@ impl Emitter<'_> {
     /// version of): the graph, the launch's arguments for `k`'s scalar parameters (a version
     /// may take fewer: passes append parameters), then the runtime's.
     fn call_text(&mut self, k: KernelId, l: &Launch) -> String {
+        self.call_text_queue(k, l, "irgl_queue")
+    }
+
+    /// [`Self::call_text`], with `queue` for the task queue's argument.
+    fn call_text_queue(&mut self, k: KernelId, l: &Launch, queue: &str) -> String {
         let m = self.m();
         let kernel = &m.kernels[k];
         let mut args: Vec<String> = Vec::new();
@@ -628,6 +688,7 @@ impl Emitter<'_> {
                     ),
                     _ => "1u".to_string(),
                 },
+                "irgl_queue" => queue.to_string(),
                 other => other.to_string(),
             });
         }
@@ -642,15 +703,22 @@ impl Emitter<'_> {
                 let m = self.m();
                 // The control kernel for graphs without a node past the grid's threshold
                 // calls the versions without gd.
+                let version = self.ctx().version;
                 let called = match m.kernels[l.kernel].no_grid_version {
-                    Some(v) if self.ctx().no_grid => v,
+                    Some(v) if version.no_grid => v,
                     _ => l.kernel,
                 };
                 let k = &m.kernels[called];
                 let index = self.call_index(called);
                 let facts = k.facts();
-                let call = self.call_text(called, l);
                 let switched = m.kernels[called].async_version;
+                // The version in rounds only calls a switched kernel's rounds without counting.
+                let call = if switched.is_some() && version.rounds_only {
+                    self.call_text_queue(called, l, "irgl_queue.counting(false)")
+                } else {
+                    self.call_text(called, l)
+                };
+                let switched = switched.filter(|_| !version.rounds_only);
                 let mut effects = launch_hazards(&facts);
                 if let Some(a) = switched {
                     effects = effects.join(launch_hazards(&m.kernels[a].facts()));
@@ -661,21 +729,37 @@ impl Emitter<'_> {
                     Some(Asynchrony::Respawns) => "irgl_retry",
                     _ => "irgl_out",
                 };
+                let counted = format!("irgl_sw_counted{}", s.index());
                 if let Some(a) = switched {
                     // Rounds or asynchrony, as the switch chose after the last launch.
                     let async_call = self.call_text(a, l);
                     let at = self.call_index(a);
+                    self.w.line(format!(
+                        "bool {counted} = true;  // the launch counts its first pops (the switch's measure)"
+                    ));
                     self.w.open(
                         "if (irgl_sw_mode == irgl::kSwitchAsync) {  // the switch's choice, the same in every thread",
                     );
                     self.timed_call(&async_call, at);
                     self.w
                         .line("irgl::grid_sync();  // every block has left the queue");
+                    // The queue's stop is read here, between this barrier and the round's:
+                    // read after the round's, a thread could see the next launch's overflow
+                    // that the others did not, and that read would cost the loop a barrier.
+                    self.w.open("if (irgl_queue.overflowed()) {");
+                    self.stop(&format!("irgl_stopped = {}u;", at + 1));
+                    self.w.close("}");
                     self.w.line(format!(
-                        "if (!irgl_queue.overflowed()) irgl_queue.drain_into(irgl_in, {next});  // what a yield left unclaimed"
+                        "irgl_queue.drain_into(irgl_in, {next});  // what a yield left unclaimed"
                     ));
                     self.w.close("} else {");
                     self.w.level_up();
+                    // A round counts its first pops while its items fit the grid's threads.
+                    self.w.line(format!(
+                        "{counted} = irgl_in.size() <= static_cast<unsigned long long>(gridDim.x) * blockDim.x;"
+                    ));
+                    let call =
+                        self.call_text_queue(called, l, &format!("irgl_queue.counting({counted})"));
                     self.timed_call(&call, index);
                     self.w.close("}");
                 } else if let Some(v) = m.kernels[l.kernel].serial_version {
@@ -703,11 +787,12 @@ impl Emitter<'_> {
                 let due = format!("irgl_sw_due{}", s.index());
                 if switched.is_some() {
                     // An asynchronous launch is an epoch; rounds count the epoch's down.
+                    // An unmeasured round ends its epoch too.
                     self.w.line(format!(
-                        "const bool {due} = irgl_sw_mode == irgl::kSwitchAsync || --irgl_sw_left == 0u;  // the epoch ends"
+                        "const bool {due} = irgl_sw_mode == irgl::kSwitchAsync || --irgl_sw_left == 0u || !{counted};  // the epoch ends"
                     ));
                     actions.push(format!(
-                        "if ({due}) irgl_state->sw.step(irgl::global_ns(), irgl_queue.first_pops(), irgl_queue.left() != 0ull, {next}.ctl->count, static_cast<unsigned long long>(gridDim.x) * blockDim.x, irgl_queue.ctl);"
+                        "if ({due}) irgl_state->sw.step(irgl::global_ns(), irgl_queue.first_pops(), irgl_queue.left() != 0ull, {next}.ctl->count, static_cast<unsigned long long>(gridDim.x) * blockDim.x, irgl_queue.ctl, {counted});"
                     ));
                 }
                 if !actions.is_empty() {
@@ -727,7 +812,8 @@ impl Emitter<'_> {
                 if facts.retries {
                     pushed.push((Hazards::RETRY, "irgl_retry"));
                 }
-                if facts.asynchronous || switched.is_some() {
+                // A switched launch's queue was checked in its asynchronous branch.
+                if facts.asynchronous {
                     pushed.push((Hazards::QUEUE, "irgl_queue"));
                 }
                 if !pushed.is_empty() {
@@ -910,13 +996,47 @@ impl Emitter<'_> {
         };
         let asynchronous = control_is_asynchronous(m, c);
         let queue = if asynchronous { "h.queue.view(), " } else { "" };
-        let function = if has_no_grid_versions(m, c) {
-            self.w.line(
-                "// On a graph without a node past the grid's threshold, the kernels' versions without gd.",
-            );
+        let rounds = has_rounds_versions(m, c);
+        let blocks = if rounds {
+            // The switch where rounds are small (one block per multiprocessor), rounds alone
+            // where they are large (every resident block), unless a way is pinned.
+            let GridSize::Auto(d) = c.grid else {
+                unreachable!("versions in rounds only come with a grid chosen by the graph")
+            };
             self.w.line(format!(
-                "auto* const irgl_control = h.grid_min != 0u ? {kernel} : {kernel}_nogd;"
+                "const bool irgl_small = h.hg.nedges < {d}ull * h.hg.nnodes;  // many small rounds: one block per multiprocessor"
             ));
+            self.w.line(
+                "const bool irgl_switch = irgl_small || h.switch_force != irgl::kSwitchAuto;  // the switch, or a way pinned",
+            );
+            "(irgl_small ? irgl::sm_count() : 0)".to_string()
+        } else {
+            blocks
+        };
+        let nogd = has_no_grid_versions(m, c);
+        let function = if nogd || rounds {
+            let pick = |suffix: &str| {
+                if nogd {
+                    format!("(h.grid_min != 0u ? {kernel}{suffix} : {kernel}{suffix}_nogd)")
+                } else {
+                    format!("{kernel}{suffix}")
+                }
+            };
+            if nogd {
+                self.w.line(
+                    "// On a graph without a node past the grid's threshold, the kernels' versions without gd.",
+                );
+            }
+            let chosen = if rounds {
+                format!("irgl_switch ? {} : {}", pick(""), pick("_rounds"))
+            } else {
+                let one = pick("");
+                one.strip_prefix('(')
+                    .and_then(|t| t.strip_suffix(')'))
+                    .map(str::to_string)
+                    .unwrap_or(one)
+            };
+            self.w.line(format!("auto* const irgl_control = {chosen};"));
             "irgl_control".to_string()
         } else {
             kernel.clone()
@@ -946,7 +1066,11 @@ impl Emitter<'_> {
         ));
         self.w.close("}");
         self.w.line("h.iterations += irgl_s.iterations;");
-        if switch {
+        if switch && has_rounds_versions(m, c) {
+            self.w.line(
+                "if (irgl_switch) h.switched.add(irgl_s.sw); else h.switched.add_unswitched();",
+            );
+        } else if switch {
             self.w.line("h.switched.add(irgl_s.sw);");
         }
         self.w.line("h.wl.permute(irgl_s.roles);");

@@ -118,12 +118,10 @@ struct G {
 {%- for c in controls %}
 
 {{ c.state }}
+{%- for k in c.kernels %}
 
-{{ c.kernel }}
-{%- if !c.kernel_no_grid.is_empty() %}
-
-{{ c.kernel_no_grid }}
-{%- endif %}
+{{ k }}
+{%- endfor %}
 {%- endfor %}
 
 // ---- host side

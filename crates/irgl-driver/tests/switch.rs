@@ -57,6 +57,120 @@ fn an_iterates_kernel_gets_an_asynchronous_version_that_its_control_kernel_calls
     assert!(c.warnings.iter().all(|w| w.code != "W0505"));
 }
 
+/// The text of the `__global__` function `name` in `cuda`: its signature line to its closing
+/// brace.
+fn global_function<'a>(cuda: &'a str, name: &str) -> &'a str {
+    let head = format!(" {name}(G ");
+    let start = cuda
+        .lines()
+        .find(|l| l.starts_with("__global__") && l.contains(&head))
+        .map(|l| l.as_ptr() as usize - cuda.as_ptr() as usize)
+        .unwrap_or_else(|| panic!("no control kernel {name}"));
+    let len = cuda[start..].find("\n}\n").expect("a closing brace") + 2;
+    &cuda[start..start + len]
+}
+
+#[test]
+fn on_a_grid_chosen_by_the_graph_the_switch_runs_where_rounds_are_small_and_rounds_run_alone_elsewhere()
+ {
+    for rel in [
+        "programs/bfs-wl.irgl",
+        "programs/sssp-wl.irgl",
+        "programs/sssp-nf.irgl",
+    ] {
+        let plain = common::compile(rel, &config(rel, "-O2"));
+        let c = common::compile(rel, &config(rel, "-O2 --async-switch on"));
+        // The switched control is compiled for the grid it runs on: one block per
+        // multiprocessor (ptxas left to itself spilled it).
+        let switched = global_function(&c.cuda, "irgl_control0");
+        assert!(
+            switched.starts_with("__global__ void __launch_bounds__(BLOCK, 1) irgl_control0("),
+            "{rel}: {}",
+            switched.lines().next().unwrap()
+        );
+        // On the graphs of large rounds the host launches the control in rounds only, which is
+        // -O2's control but for the queue it takes, its rounds counting nothing, and the
+        // number of the Initial stop (its control calls one kernel more).
+        for suffix in ["", "_nogd"] {
+            let rounds = global_function(&c.cuda, &format!("irgl_control0_rounds{suffix}"));
+            let o2 = global_function(&plain.cuda, &format!("irgl_control0{suffix}"));
+            let calls = |text: &str| text.matches("irgl_dev_").count();
+            assert_eq!(calls(rounds), calls(o2), "{rel}{suffix}: the same calls");
+            let normalized = rounds
+                .replace(
+                    &format!("irgl_control0_rounds{suffix}("),
+                    &format!("irgl_control0{suffix}("),
+                )
+                .replace("irgl::AsyncQueue irgl_queue, ", "")
+                .replace(", irgl_queue.counting(false))", ")");
+            let differing: Vec<(&str, &str)> = normalized
+                .lines()
+                .zip(o2.lines())
+                .filter(|(a, b)| a != b)
+                .collect();
+            assert_eq!(
+                normalized.lines().count(),
+                o2.lines().count(),
+                "{rel}{suffix}"
+            );
+            assert!(
+                differing
+                    .iter()
+                    .all(|(a, _)| a.trim_start().starts_with("irgl_stopped = ")),
+                "{rel}{suffix}: {differing:?}"
+            );
+            // A round of the switched control has -O2's barriers, and one more in each
+            // asynchronous branch (after its launch, before the queue's stop is read).
+            let barriers = |text: &str| text.matches("irgl::grid_sync").count();
+            let switched = global_function(&c.cuda, &format!("irgl_control0{suffix}"));
+            let branches = switched
+                .matches("if (irgl_sw_mode == irgl::kSwitchAsync) {")
+                .count();
+            assert!(branches > 0, "{rel}{suffix}");
+            assert_eq!(barriers(switched), barriers(o2) + branches, "{rel}{suffix}");
+            // The queue's stop is read in the asynchronous branch, not after the round.
+            assert!(
+                !switched.contains("|| irgl_queue.overflowed()"),
+                "{rel}{suffix}"
+            );
+            assert_eq!(
+                switched.matches("if (irgl_queue.overflowed()) {").count(),
+                branches,
+                "{rel}{suffix}"
+            );
+        }
+        // Rounds count their first pops only while their items fit the grid's threads.
+        assert!(c.cuda.contains(
+            "= irgl_in.size() <= static_cast<unsigned long long>(gridDim.x) * blockDim.x;"
+        ));
+        assert!(c.cuda.contains("irgl_queue.counting(irgl_sw_counted"));
+        // The host: the switch below the grid's degree or with a way pinned.
+        assert!(
+            c.cuda
+                .contains("const bool irgl_small = h.hg.nedges < 12ull * h.hg.nnodes;"),
+            "{rel}"
+        );
+        assert!(c.cuda.contains(
+            "const bool irgl_switch = irgl_small || h.switch_force != irgl::kSwitchAuto;"
+        ));
+        assert!(c.cuda.contains("(irgl_small ? irgl::sm_count() : 0)"));
+        assert!(c.cuda.contains(
+            "if (irgl_switch) h.switched.add(irgl_s.sw); else h.switched.add_unswitched();"
+        ));
+    }
+    // A fixed grid has no version in rounds only: the switch runs on it whatever the graph.
+    let rel = "programs/bfs-wl.irgl";
+    let c = common::compile(
+        rel,
+        &config(rel, "-O2 --async-switch on --outline-grid resident"),
+    );
+    assert!(!c.cuda.contains("irgl_control0_rounds"));
+    assert!(
+        c.cuda
+            .contains("__global__ void __launch_bounds__(BLOCK) irgl_control0(")
+    );
+}
+
 #[test]
 fn a_respawning_kernel_leaves_its_yields_to_the_retry_loop() {
     let rel = "programs/sssp-nf.irgl";

@@ -431,11 +431,25 @@ struct AsyncQueue {
     if (blockIdx.x == 0 && threadIdx.x == 0) out.ctl->count = end - first;
   }
 
-  /// Counts node n's first pop since the last clear_seen (a thread that pops it).
+  /// Counts node n's first pop since the last clear_seen (a thread that pops it). The
+  /// threads of a warp that pop together add their count in one atomic: a round that reaches
+  /// a million nodes would otherwise queue a million atomics on one word (5 ms measured).
   __device__ __forceinline__ void count_first(uint32_t n) const {
-    if (n >= nseen || seen[n] != 0u) return;  // a stale cached 0 only counts a node twice
-    seen[n] = 1u;
-    atomicAdd(&ctl->first_pops, 1ull);
+    if (nseen == 0u) return;  // a view that does not count (counting(false))
+    const unsigned active = __activemask();
+    const bool fresh = n < nseen && seen[n] == 0u;  // a stale cached 0 only counts a node twice
+    if (fresh) seen[n] = 1u;
+    const unsigned fresh_lanes = __ballot_sync(active, fresh);
+    if (fresh_lanes != 0u && (threadIdx.x & 31u) == static_cast<unsigned>(__ffs(active) - 1)) {
+      atomicAdd(&ctl->first_pops, static_cast<unsigned long long>(__popc(fresh_lanes)));
+    }
+  }
+  /// This view, counting first pops only if `on`: the switch counts a round in rounds only
+  /// while its items fit the grid's threads (a larger round is not measured).
+  __device__ __forceinline__ AsyncQueue counting(bool on) const {
+    AsyncQueue q = *this;
+    if (!on) q.nseen = 0u;
+    return q;
   }
   /// Every thread of the grid: forgets which nodes were popped and zeroes the count. A grid
   /// barrier must follow before the next pop.

@@ -18,6 +18,10 @@
 // next launch. While the next round has more items than the grid has threads, rounds run:
 // such a round's barrier costs little beside its work.
 //
+// A round in rounds counts its first pops only while its items fit the grid's threads: one
+// that reaches a million nodes would pay for counting them, and needs no measure (rounds run
+// anyway). It ends its epoch unmeasured, and a trial waits for a measured epoch.
+//
 // At each epoch's end the way with the lower cost in its last epoch wins; the other is tried
 // again after 1, 2, 4, ... 64 epochs of the winner (so that a phase change is seen, and a way
 // that keeps losing is tried ever more rarely), in an epoch a quarter as long. An epoch in
@@ -69,6 +73,7 @@ struct AsyncSwitch {
   unsigned long long yields = 0;       ///< of which left items unclaimed
   unsigned long long ns[2] = {0, 0};   ///< time in each way
   unsigned long long switches = 0;     ///< changes of way
+  unsigned long long unswitched = 0;   ///< control launches in rounds only (add_unswitched)
 
   /// The host, before the control kernel.
   void init(uint32_t force, uint32_t epoch) {
@@ -95,11 +100,13 @@ struct AsyncSwitch {
   /// One thread, at the end of an epoch (a grid barrier's last arrival after the launch that
   /// ended it: every block is done with it): `first` nodes popped for the first time so far,
   /// `yielded` whether the launch (an asynchronous one) left items unclaimed, `next_items` the
-  /// items the next launch pops and `grid_threads` the control kernel's threads. Chooses the
+  /// items the next launch pops, `grid_threads` the control kernel's threads, and `measured`
+  /// whether the epoch counted its first pops (an epoch of rounds ends unmeasured at a round
+  /// with more items than the grid has threads: such rounds are not counted). Chooses the
   /// next launch's way; for an asynchronous one sets the queue's deadline and claim limit.
   __device__ __forceinline__ void step(unsigned long long now, unsigned long long first, bool yielded,
                                        unsigned long long next_items, unsigned long long grid_threads,
-                                       AsyncQueueCtl* queue) {
+                                       AsyncQueueCtl* queue, bool measured) {
     const uint32_t was = mode;
     const unsigned long long elapsed = now - epoch_start;
     if (was == kSwitchRounds) {
@@ -111,8 +118,11 @@ struct AsyncSwitch {
     }
     ns[was] += elapsed;
     const unsigned long long gained = first - epoch_first;
-    // No node reached for the first time: no progress to measure, and rounds win the tie.
-    cost[was] = gained == 0 ? kNoProgress : static_cast<double>(elapsed) / static_cast<double>(gained);
+    // Unmeasured: no cost known. No node reached for the first time: no progress to measure,
+    // and rounds win the tie.
+    cost[was] = !measured    ? -1.0
+                : gained == 0 ? kNoProgress
+                              : static_cast<double>(elapsed) / static_cast<double>(gained);
     epoch_start = now;
     epoch_first = first;
     const unsigned long long base = static_cast<unsigned long long>(epoch_us) * 1000ull;
@@ -139,8 +149,9 @@ struct AsyncSwitch {
         want = other;
         gap = gap < 64 ? gap * 2 : gap;
       }
-    } else if (cost[other] < 0.0 || cost[was] > cost[other] || ++since >= gap) {
-      // Never tried, cheaper when last measured, or not tried for a while: try it.
+    } else if (cost[was] >= 0.0 && (cost[other] < 0.0 || cost[was] > cost[other] || ++since >= gap)) {
+      // Never tried, cheaper when last measured, or not tried for a while: try it, once this
+      // way's cost is known to compare the trial with.
       want = other;
       exploring = 1;
       since = 0;
@@ -178,11 +189,19 @@ struct AsyncSwitch {
     ns[0] += o.ns[0];
     ns[1] += o.ns[1];
     switches += o.switches;
+    unswitched += o.unswitched;
   }
+
+  /// A control launched in rounds only, without the switch: on a grid chosen by the graph,
+  /// the graph's rounds are large (its mean degree at or above the grid's threshold).
+  void add_unswitched() { ++unswitched; }
 
   /// For the run's record: how the launches ran.
   std::string report(double run_ms) const {
     char text[256];
+    if (unswitched != 0 && rounds + async_calls == 0) {
+      return "rounds: large rounds on this graph (mean degree at or above the grid's threshold), the switch not launched";
+    }
     const char* how = forced == kSwitchForceRounds ? "rounds (--async-switch)"
                       : forced == kSwitchForceAsync ? "asynchronous (--async-switch)"
                                                     : "auto";
