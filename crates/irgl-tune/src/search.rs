@@ -125,12 +125,14 @@ impl State<'_> {
     }
 }
 
-/// A variant's coordinates: schedule, aggregation, outline, block size (the order of
-/// [`crate::variants`], innermost first).
-type Point = [usize; 4];
+/// A variant's coordinates: schedule, aggregation, outline, block size, grid wait (the order
+/// of [`crate::variants`], innermost first).
+type Point = [usize; 5];
 
 fn index_of(d: &Dimensions, p: Point) -> usize {
-    ((p[3] * d.outlines.len() + p[2]) * d.aggregates.len() + p[1]) * d.schedules.len() + p[0]
+    (((p[4] * d.block_sizes.len() + p[3]) * d.outlines.len() + p[2]) * d.aggregates.len() + p[1])
+        * d.schedules.len()
+        + p[0]
 }
 
 fn greedy(s: &mut State<'_>, d: &Dimensions, groups: &[Group], budget: usize) {
@@ -149,10 +151,12 @@ fn greedy(s: &mut State<'_>, d: &Dimensions, groups: &[Group], budget: usize) {
         d.aggregates.len(),
         d.outlines.len(),
         d.block_sizes.len(),
+        d.grid_waits.len(),
     ];
-    // The dimension that matters most first: schedules, then outlining, aggregation, block.
-    const ORDER: [usize; 4] = [0, 2, 1, 3];
-    let mut point: Point = [0; 4];
+    // The dimension that matters most first: schedules, then outlining, aggregation, block,
+    // the grid wait (which changes only variants with gd).
+    const ORDER: [usize; 5] = [0, 2, 1, 3, 4];
+    let mut point: Point = [0; 5];
     loop {
         let mut changed = false;
         for dim in ORDER {
@@ -231,6 +235,7 @@ mod tests {
                 },
             ],
             block_sizes: vec![256],
+            grid_waits: vec![false],
             fixed: Vec::new(),
         };
         let vs = variants(&d);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use irgl_analysis::{AsyncCandidates, OutlineTree};
 use irgl_diagnostics::Diagnostic;
 use irgl_driver::Source;
-use irgl_ir::{Block, Body, Chunk, GridSize, Module, StmtKind, visit};
+use irgl_ir::{Block, Body, Chunk, GridSize, Module, Policy, StmtKind, visit};
 use irgl_opt::{AggregateLevel, BackoffRounds, KernelSet, OptConfig, OutlineConfig, ScheduleSpec};
 
 /// The nested-loop schedules tried by default: the paper's combinations of the thread-block,
@@ -74,6 +74,10 @@ pub struct Dimensions {
     pub aggregates: Vec<AggregateLevel>,
     pub outlines: Vec<OutlineChoice>,
     pub block_sizes: Vec<u32>,
+    /// Whether `gd`'s idle blocks wait for late owners (`--grid-wait on`): both where a
+    /// schedule of the space has `gd` and a loop can take it (the wait changes only the code
+    /// of those variants, in outlined loops; the others keep their code and share a program).
+    pub grid_waits: Vec<bool>,
     /// Why a dimension keeps only its default, one line each.
     pub fixed: Vec<String>,
 }
@@ -81,7 +85,11 @@ pub struct Dimensions {
 impl Dimensions {
     /// The number of variants: the product of the dimensions.
     pub fn product(&self) -> usize {
-        self.schedules.len() * self.aggregates.len() * self.outlines.len() * self.block_sizes.len()
+        self.schedules.len()
+            * self.aggregates.len()
+            * self.outlines.len()
+            * self.block_sizes.len()
+            * self.grid_waits.len()
     }
 }
 
@@ -221,13 +229,46 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
             }));
         }
     }
+    // Idle blocks waiting for a late owner under gd, where a loop takes gd and a loop is
+    // outlined (the wait needs a cooperative launch).
+    let grid_waits = if !schedules
+        .iter()
+        .any(|s| s.policies().contains(&Policy::Grid))
+    {
+        fixed.push("grid wait: no schedule of the space has gd".to_string());
+        vec![false]
+    } else if !takes_gd(m) {
+        fixed.push("grid wait: no nested loop can hand items to the grid (gd)".to_string());
+        vec![false]
+    } else if nodes.is_empty() {
+        fixed.push(
+            "grid wait: no loop is outlined, and the wait needs a control kernel's grid"
+                .to_string(),
+        );
+        vec![false]
+    } else {
+        vec![false, true]
+    };
     Dimensions {
         schedules,
         aggregates,
         outlines,
         block_sizes: opts.block_sizes.clone(),
+        grid_waits,
         fixed,
     }
+}
+
+/// Whether a nested loop of `m` hands items to the grid under `gd+tb+wp+fg`.
+fn takes_gd(m: &Module) -> bool {
+    let mut trial = m.clone();
+    let mut config = OptConfig::default();
+    config.nested.default = ScheduleSpec::parse("gd+tb+wp+fg").expect("a valid schedule");
+    irgl_opt::schedule_nested_loops(&mut trial, &config).is_ok()
+        && trial
+            .kernels
+            .iter()
+            .any(|(_, k)| k.hands_items_to_the_grid())
 }
 
 /// The names of the outermost outlinable nodes under `n` (what `--outline outer` picks).
@@ -258,34 +299,37 @@ fn has_nested_forall(body: &Body, block: &Block, depth: usize) -> bool {
 /// first block size) first.
 pub fn variants(d: &Dimensions) -> Vec<Variant> {
     let mut out = Vec::with_capacity(d.product());
-    for &block_size in &d.block_sizes {
-        for outline in &d.outlines {
-            for &aggregate in &d.aggregates {
-                for schedule in &d.schedules {
-                    let mut config = OptConfig {
-                        block_size,
-                        ..OptConfig::default()
-                    };
-                    config.nested.default = schedule.clone();
-                    config.aggregate.default = aggregate;
-                    config.outline = outline.nodes.clone();
-                    config.outline_grid = outline.grid;
-                    if outline.asynchronous {
-                        config.asynchronous = KernelSet::All;
-                        config.async_local = outline.async_local;
+    for &grid_wait in &d.grid_waits {
+        for &block_size in &d.block_sizes {
+            for outline in &d.outlines {
+                for &aggregate in &d.aggregates {
+                    for schedule in &d.schedules {
+                        let mut config = OptConfig {
+                            block_size,
+                            ..OptConfig::default()
+                        };
+                        config.nested.default = schedule.clone();
+                        config.aggregate.default = aggregate;
+                        config.outline = outline.nodes.clone();
+                        config.outline_grid = outline.grid;
+                        if outline.asynchronous {
+                            config.asynchronous = KernelSet::All;
+                            config.async_local = outline.async_local;
+                        }
+                        if let Some(rounds) = outline.backoff {
+                            config.retry_backoff.kernels = KernelSet::All;
+                            config.retry_backoff.rounds = rounds;
+                        }
+                        if outline.drop {
+                            config.drop_repeats = KernelSet::All;
+                            config.drop_repeats_degree = 0;
+                        }
+                        config.grid_wait = grid_wait;
+                        out.push(Variant {
+                            name: name_of(&config),
+                            config,
+                        });
                     }
-                    if let Some(rounds) = outline.backoff {
-                        config.retry_backoff.kernels = KernelSet::All;
-                        config.retry_backoff.rounds = rounds;
-                    }
-                    if outline.drop {
-                        config.drop_repeats = KernelSet::All;
-                        config.drop_repeats_degree = 0;
-                    }
-                    out.push(Variant {
-                        name: name_of(&config),
-                        config,
-                    });
                 }
             }
         }
@@ -294,7 +338,8 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
 }
 
 /// `baseline`, or the schedule, `agg-LEVEL`, `async` or `async-local`, `backoff` (then `-all`
-/// for every launch, `-cN` for a chunk of N items), `drop` (repeated pops dropped), `outline` (`outline-r1` for a named node, then `-GRID`
+/// for every launch, `-cN` for a chunk of N items), `drop` (repeated pops dropped), `grid-wait`
+/// (gd's idle blocks wait for late owners), `outline` (`outline-r1` for a named node, then `-GRID`
 /// for a grid other than the resident one) joined by `+`, and `-bN` for a block size other
 /// than the default.
 fn name_of(c: &OptConfig) -> String {
@@ -328,6 +373,9 @@ fn name_of(c: &OptConfig) -> String {
     }
     if c.drop_repeats != KernelSet::None {
         parts.push("drop".to_string());
+    }
+    if c.grid_wait {
+        parts.push("grid-wait".to_string());
     }
     match &c.outline {
         OutlineConfig::None => {}

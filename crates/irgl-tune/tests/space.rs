@@ -63,11 +63,12 @@ fn every_program_has_its_space() {
             );
             writeln!(
             report,
-            "{name}: {} schedules x {} aggregation levels x {} orchestration choices x {} block sizes = {} variants, {} distinct programs",
+            "{name}: {} schedules x {} aggregation levels x {} orchestration choices x {} block sizes x {} grid waits = {} variants, {} distinct programs",
             d.schedules.len(),
             d.aggregates.len(),
             d.outlines.len(),
             d.block_sizes.len(),
+            d.grid_waits.len(),
             vs.len(),
             groups.len()
         )

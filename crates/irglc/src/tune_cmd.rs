@@ -248,7 +248,7 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} x {} x {} x {} = {}, {}",
+        "{}: {} x {} x {} x {}{} = {}, {}",
         module.name,
         plural(d.schedules.len(), "schedule", "schedules"),
         plural(
@@ -262,6 +262,15 @@ pub fn tune(args: &TuneArgs) -> Result<(), Failure> {
             "orchestration choices"
         ),
         plural(d.block_sizes.len(), "block size", "block sizes"),
+        // Shown where the space has it (else a `fixed` line says why not).
+        if d.grid_waits.len() > 1 {
+            format!(
+                " x {}",
+                plural(d.grid_waits.len(), "grid wait", "grid waits")
+            )
+        } else {
+            String::new()
+        },
         plural(vs.len(), "variant", "variants"),
         plural(groups.len(), "distinct program", "distinct programs"),
     );

@@ -257,12 +257,26 @@ fn tune_lists_the_variants() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first = stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("bfs: 11 schedules x 4 aggregation levels x 6 orchestration choices x 1 block size = 264 variants, "),
+        first.starts_with("bfs: 11 schedules x 4 aggregation levels x 6 orchestration choices x 1 block size x 2 grid waits = 528 variants, 198 distinct programs"),
         "{first}"
     );
     assert!(stdout.contains("\noutline-sm "), "{stdout}");
     assert!(stdout.contains("\nbaseline "), "{stdout}");
     assert!(stdout.contains("same CUDA as agg-warp"), "{stdout}");
+    // gd's wait for late owners: a program of its own where a loop is under gd and outlined,
+    // the code of the variant without it elsewhere.
+    assert!(
+        stdout.contains(
+            "\ngd+tb+wp+fg+grid-wait+outline-sm                    -O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid sm --grid-wait on\n"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "\n  tb+wp+fg+grid-wait+outline                        same CUDA as tb+wp+fg+outline\n"
+        ),
+        "{stdout}"
+    );
     // Each orchestration choice again dropping repeated pops (on every graph).
     assert!(stdout.contains("\ntb+wp+fg+drop+outline-sm "), "{stdout}");
     assert!(
@@ -292,6 +306,10 @@ fn tune_lists_the_variants() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("x 4 aggregation levels x 1 orchestration choice x 2 block sizes = 16 variants, 16 distinct programs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  fixed grid wait: no schedule of the space has gd\n"),
         "{stdout}"
     );
     assert!(
@@ -394,19 +412,19 @@ fn tune_builds_each_distinct_variant_once_into_the_cache() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("built 180 of 180 distinct programs for sm_90, 0 already built, 0 failed"),
+        stderr.contains("built 198 of 198 distinct programs for sm_90, 0 already built, 0 failed"),
         "{stderr}"
     );
     let exes = std::fs::read_dir(dir.join("cache/build"))
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_none())
         .count();
-    assert_eq!(exes, 180);
+    assert_eq!(exes, 198);
     // Again: everything is found built.
     let out = build("cache", "nvcc");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("built 0 of 180 distinct programs for sm_90, 180 already built"),
+        stderr.contains("built 0 of 198 distinct programs for sm_90, 198 already built"),
         "{stderr}"
     );
     // A compiler that fails: every variant reported and left out, and nothing to tune.
