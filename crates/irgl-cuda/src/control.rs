@@ -1017,7 +1017,7 @@ impl Emitter<'_> {
         let function = if nogd || rounds {
             let pick = |suffix: &str| {
                 if nogd {
-                    format!("(h.grid_min != 0u ? {kernel}{suffix} : {kernel}{suffix}_nogd)")
+                    format!("h.grid_min != 0u ? {kernel}{suffix} : {kernel}{suffix}_nogd")
                 } else {
                     format!("{kernel}{suffix}")
                 }
@@ -1028,13 +1028,14 @@ impl Emitter<'_> {
                 );
             }
             let chosen = if rounds {
-                format!("irgl_switch ? {} : {}", pick(""), pick("_rounds"))
+                let operand = |t: String| if nogd { format!("({t})") } else { t };
+                format!(
+                    "irgl_switch ? {} : {}",
+                    operand(pick("")),
+                    operand(pick("_rounds"))
+                )
             } else {
-                let one = pick("");
-                one.strip_prefix('(')
-                    .and_then(|t| t.strip_suffix(')'))
-                    .map(str::to_string)
-                    .unwrap_or(one)
+                pick("")
             };
             self.w.line(format!("auto* const irgl_control = {chosen};"));
             "irgl_control".to_string()
@@ -1066,7 +1067,7 @@ impl Emitter<'_> {
         ));
         self.w.close("}");
         self.w.line("h.iterations += irgl_s.iterations;");
-        if switch && has_rounds_versions(m, c) {
+        if switch && rounds {
             self.w.line(
                 "if (irgl_switch) h.switched.add(irgl_s.sw); else h.switched.add_unswitched();",
             );
