@@ -787,12 +787,12 @@ impl Emitter<'_> {
                 let due = format!("irgl_sw_due{}", s.index());
                 if switched.is_some() {
                     // An asynchronous launch is an epoch; rounds count the epoch's down.
-                    // An unmeasured round ends its epoch too.
+                    // An unmeasured round ends its epoch too, with the rounds it ran.
                     self.w.line(format!(
                         "const bool {due} = irgl_sw_mode == irgl::kSwitchAsync || --irgl_sw_left == 0u || !{counted};  // the epoch ends"
                     ));
                     actions.push(format!(
-                        "if ({due}) irgl_state->sw.step(irgl::global_ns(), irgl_queue.first_pops(), irgl_queue.left() != 0ull, {next}.ctl->count, static_cast<unsigned long long>(gridDim.x) * blockDim.x, irgl_queue.ctl, {counted});"
+                        "if ({due}) irgl_state->sw.step(irgl::global_ns(), irgl_queue.first_pops(), irgl_queue.left() != 0ull, {next}.ctl->count, static_cast<unsigned long long>(gridDim.x) * blockDim.x, irgl_queue.ctl, {counted}, irgl_sw_left);"
                     ));
                 }
                 if !actions.is_empty() {

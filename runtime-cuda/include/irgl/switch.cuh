@@ -41,6 +41,9 @@
 
 #include "queue.cuh"
 
+// The switch's steps: on the device in the control kernel, on the host in its test.
+#define IRGL_SWITCH_FN __host__ __device__ __forceinline__
+
 namespace irgl {
 
 enum SwitchMode : uint32_t { kSwitchRounds = 0u, kSwitchAsync = 1u };
@@ -91,7 +94,7 @@ struct AsyncSwitch {
   __device__ __forceinline__ uint32_t rounds_next() const { return *reinterpret_cast<const volatile uint32_t*>(&left); }
 
   /// One thread, before the first launch: the clock starts.
-  __device__ __forceinline__ void start(unsigned long long now) {
+  IRGL_SWITCH_FN void start(unsigned long long now) {
     started = now;
     epoch_start = now;
     epoch_first = 0;
@@ -100,18 +103,22 @@ struct AsyncSwitch {
   /// One thread, at the end of an epoch (a grid barrier's last arrival after the launch that
   /// ended it: every block is done with it): `first` nodes popped for the first time so far,
   /// `yielded` whether the launch (an asynchronous one) left items unclaimed, `next_items` the
-  /// items the next launch pops, `grid_threads` the control kernel's threads, and `measured`
+  /// items the next launch pops, `grid_threads` the control kernel's threads, `measured`
   /// whether the epoch counted its first pops (an epoch of rounds ends unmeasured at a round
-  /// with more items than the grid has threads: such rounds are not counted). Chooses the
-  /// next launch's way; for an asynchronous one sets the queue's deadline and claim limit.
-  __device__ __forceinline__ void step(unsigned long long now, unsigned long long first, bool yielded,
-                                       unsigned long long next_items, unsigned long long grid_threads,
-                                       AsyncQueueCtl* queue, bool measured) {
+  /// with more items than the grid has threads: such rounds are not counted), and
+  /// `rounds_left` the epoch's rounds not run (in rounds: one that ends unmeasured ends early,
+  /// and its rounds and round time are those it ran). Chooses the next launch's way; for an
+  /// asynchronous one sets the queue's deadline and claim limit. Also callable on the host
+  /// (runtime-cuda/tests/test_switch.cu).
+  IRGL_SWITCH_FN void step(unsigned long long now, unsigned long long first, bool yielded,
+                           unsigned long long next_items, unsigned long long grid_threads, AsyncQueueCtl* queue,
+                           bool measured, uint32_t rounds_left) {
     const uint32_t was = mode;
     const unsigned long long elapsed = now - epoch_start;
     if (was == kSwitchRounds) {
-      rounds += epoch_rounds;
-      round_ns = static_cast<double>(elapsed) / static_cast<double>(epoch_rounds);
+      const uint32_t ran = epoch_rounds > rounds_left ? epoch_rounds - rounds_left : 1u;
+      rounds += ran;
+      round_ns = static_cast<double>(elapsed) / static_cast<double>(ran);
     } else {
       ++async_calls;
       yields += yielded ? 1u : 0u;
@@ -174,7 +181,7 @@ struct AsyncSwitch {
 
   /// One thread, when the control ends: the epoch under way, `rounds_left` of its rounds not
   /// run, counted in the record.
-  __device__ __forceinline__ void finish(unsigned long long now, uint32_t rounds_left) {
+  IRGL_SWITCH_FN void finish(unsigned long long now, uint32_t rounds_left) {
     if (mode == kSwitchRounds && epoch_rounds >= rounds_left) rounds += epoch_rounds - rounds_left;
     ns[mode] += now - epoch_start;
   }
