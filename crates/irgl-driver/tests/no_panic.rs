@@ -2,7 +2,10 @@
 //! test and pass-corpus file is compiled under every option set of `tests/option-sets.txt`
 //! and under every nested-loop schedule the options accept (alone and with block
 //! aggregation, outlining and asynchrony). A compile may fail with diagnostics (an option that
-//! does not apply); it may not panic (an internal compiler error).
+//! does not apply); it may not panic (an internal compiler error). The quick tier of
+//! scripts/test (`IRGLC_TEST_QUICK`) takes each schedule with one of those companions in turn
+//! (every schedule and every companion, a quarter of the pairs); `scripts/test --full` and CI
+//! take every pair.
 
 mod common;
 
@@ -39,14 +42,18 @@ fn no_accepted_program_panics_under_any_options() {
         .into_iter()
         .map(|(_, flags)| flags)
         .collect();
-    for s in schedules() {
-        for extra in [
-            "",
-            " --aggregate block",
-            " --aggregate warp --outline outer",
-            " --async all --aggregate block",
-        ] {
-            flag_sets.push(format!("--nested {s}{extra}"));
+    let quick = std::env::var_os("IRGLC_TEST_QUICK").is_some();
+    let companions = [
+        "",
+        " --aggregate block",
+        " --aggregate warp --outline outer",
+        " --async all --aggregate block",
+    ];
+    for (i, s) in schedules().iter().enumerate() {
+        for (j, extra) in companions.iter().enumerate() {
+            if !quick || j == i % companions.len() {
+                flag_sets.push(format!("--nested {s}{extra}"));
+            }
         }
     }
     // A set that names a level is resolved per file (its choices depend on the program).

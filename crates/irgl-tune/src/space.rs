@@ -7,6 +7,7 @@ use irgl_diagnostics::Diagnostic;
 use irgl_driver::Source;
 use irgl_ir::{Block, Body, Chunk, GridSize, Module, Policy, StmtKind, visit};
 use irgl_opt::{AggregateLevel, BackoffRounds, KernelSet, OptConfig, OutlineConfig, ScheduleSpec};
+use rayon::prelude::*;
 
 /// The nested-loop schedules tried by default: the paper's combinations of the thread-block,
 /// warp and fine-grained schedulers, the edge-balanced ones, and the grid one for hubs.
@@ -403,18 +404,27 @@ pub fn distinct(
     source: Source<'_>,
     variants: &[Variant],
 ) -> Result<Vec<Group>, (String, Vec<Diagnostic>)> {
+    // Every variant compiled on every core (hundreds for some programs), then grouped in order.
+    let compiled: Vec<Result<String, (String, Vec<Diagnostic>)>> = variants
+        .par_iter()
+        .map(|v| {
+            irgl_driver::compile(source, &v.config)
+                .map(|c| c.cuda)
+                .map_err(|d| (v.name.clone(), d))
+        })
+        .collect();
     let mut by_code: BTreeMap<String, usize> = BTreeMap::new();
     let mut groups: Vec<Group> = Vec::new();
-    for (i, v) in variants.iter().enumerate() {
-        let compiled = irgl_driver::compile(source, &v.config).map_err(|d| (v.name.clone(), d))?;
-        let code = code_of(&compiled.cuda).to_string();
+    for (i, cuda) in compiled.into_iter().enumerate() {
+        let cuda = cuda?;
+        let code = code_of(&cuda).to_string();
         match by_code.get(&code) {
             Some(&g) => groups[g].members.push(i),
             None => {
                 by_code.insert(code, groups.len());
                 groups.push(Group {
                     members: vec![i],
-                    cuda: compiled.cuda,
+                    cuda,
                 });
             }
         }
