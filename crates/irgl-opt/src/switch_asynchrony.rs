@@ -10,13 +10,14 @@
 //! corrections. No property of the graph read at load time separates the two (the grid's
 //! rounds are as small as a road network's), so the program measures both as it runs.
 //!
-//! **What it costs** (one H200, bench/switch.toml, docs/optimizations.md *Switching as the
-//! program runs*): against `-O2`'s rounds, 1.14x (sssp-wl) to 1.23x (sssp-nf) slower in
-//! geometric mean over 13 graphs; it is 1.23x faster on the path and loses most on
-//! ego-twitter (1.6-1.9x). The control kernel that inlines both ways spills more (sssp-nf: 696 bytes of
-//! spill loads against 124), a round pays the first-pop count, and every trial of the way
-//! that loses costs its epoch; where asynchrony wins, the asynchronous version alone wins
-//! more. It stays an option, for what comes next (docs/optimizations.md).
+//! **What it costs** (one H200, docs/optimizations.md *Switching as the program runs* and *The
+//! second form, measured*): the first form was 1.14x (sssp-wl) to 1.23x (sssp-nf) slower than
+//! `-O2`'s rounds in geometric mean over 13 graphs. The second form (one barrier a round, the
+//! switched control only where rounds are small, `-O2`'s control in rounds only elsewhere)
+//! runs at `-O2`'s speed on the graphs of large rounds and wins the path (0.83-0.87x), but is
+//! 1.08-1.24x slower on the roads and the grid, and 30x on the star (`gd`'s late owner): 1.16x
+//! (sssp-nf) to 1.40x (bfs-wl) in geometric mean. Where asynchrony wins, the asynchronous
+//! version alone wins more. It stays an option.
 //!
 //! **What it assumes.** The kernel passes `irgl_analysis::AsyncCandidates` (monotone, its
 //! rounds mergeable: the fixpoint is the same in either way, and may be reached by any mix of
