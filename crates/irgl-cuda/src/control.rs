@@ -711,14 +711,17 @@ impl Emitter<'_> {
                 let k = &m.kernels[called];
                 let index = self.call_index(called);
                 let facts = k.facts();
-                let switched = m.kernels[called].async_version;
-                // The version in rounds only calls a switched kernel's rounds without counting.
-                let call = if switched.is_some() && version.rounds_only {
-                    self.call_text_queue(called, l, "irgl_queue.counting(false)")
-                } else {
-                    self.call_text(called, l)
+                let has_async = m.kernels[called].async_version;
+                let switched = has_async.filter(|_| !version.rounds_only);
+                // A switched kernel's rounds count their first pops as the control says; the
+                // version in rounds only calls them without counting.
+                let counted = format!("irgl_sw_counted{}", s.index());
+                let queue = match (has_async, switched) {
+                    (Some(_), Some(_)) => format!("irgl_queue.counting({counted})"),
+                    (Some(_), None) => "irgl_queue.counting(false)".to_string(),
+                    _ => "irgl_queue".to_string(),
                 };
-                let switched = switched.filter(|_| !version.rounds_only);
+                let call = self.call_text_queue(called, l, &queue);
                 let mut effects = launch_hazards(&facts);
                 if let Some(a) = switched {
                     effects = effects.join(launch_hazards(&m.kernels[a].facts()));
@@ -729,7 +732,6 @@ impl Emitter<'_> {
                     Some(Asynchrony::Respawns) => "irgl_retry",
                     _ => "irgl_out",
                 };
-                let counted = format!("irgl_sw_counted{}", s.index());
                 if let Some(a) = switched {
                     // Rounds or asynchrony, as the switch chose after the last launch.
                     let async_call = self.call_text(a, l);
@@ -758,8 +760,6 @@ impl Emitter<'_> {
                     self.w.line(format!(
                         "{counted} = irgl_in.size() <= static_cast<unsigned long long>(gridDim.x) * blockDim.x;"
                     ));
-                    let call =
-                        self.call_text_queue(called, l, &format!("irgl_queue.counting({counted})"));
                     self.timed_call(&call, index);
                     self.w.close("}");
                 } else if let Some(v) = m.kernels[l.kernel].serial_version {
