@@ -137,8 +137,8 @@ static __device__ BarrierWords barrier_words;
 /// bit and knows it from the old value). The last runs the action and then releases with one more atomic on
 /// `then_release`, which every block's second warp polls as grid_sync's wait does. That warp reads the
 /// release word before its block arrives (it cannot change before then), so the read overlaps the arrival.
-/// On one H200 (runtime-cuda/bench/grid_barrier.cu, `then`; docs/optimizations.md, *The grid barrier*):
-/// 2.38, 2.05 and 1.79 us on 1,056, 528 and 132 blocks, against grid_sync's 2.15, 1.13 and 0.89 (the last
+/// On one H200 (runtime-cuda/bench/grid_barrier.cu, `then`; docs/optimizations.md, *The barrier with an
+/// action*): 2.38, 2.05 and 1.79 us on 1,056, 528 and 132 blocks, against grid_sync's 2.15, 1.13 and 0.89 (the last
 /// arrival's release waits for its action's writes: one more round trip), and against 3.46, 2.35 and 2.05
 /// for the former barrier (an arrival count, its reset by the last arrival, fences, a generation that every
 /// block polled without pausing), which IRGL_GRID_SYNC_THEN_COUNT keeps for comparisons.
