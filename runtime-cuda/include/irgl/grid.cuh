@@ -47,6 +47,28 @@ namespace irgl {
 /// barrier is released. Measured on an H200 (docs/optimizations.md, *The grid barrier*):
 /// mis on cnr-2000 outlined 0.91 ms against 1.57 with `this_grid().sync()`, pr-pull on road-FLA
 /// level. Define IRGL_GRID_SYNC_COOPERATIVE_GROUPS for `this_grid().sync()` (comparisons).
+namespace detail {
+__device__ __forceinline__ unsigned int load_relaxed(const unsigned int* word) {
+  unsigned int now;
+  asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
+  return now;
+}
+
+/// The grid barriers' wait (one thread of a block): polls `*word` with relaxed loads, sleeping
+/// 32 ns after the first poll and twice as long after each later one up to 256 ns, until
+/// `released(value)`; then acquires the word once.
+template <class Released>
+__device__ __forceinline__ void wait_released(unsigned int* word, Released released) {
+  unsigned int pause_ns = 32;
+  while (!released(load_relaxed(word))) {
+    __nanosleep(pause_ns);
+    if (pause_ns < 256u) pause_ns *= 2u;
+  }
+  unsigned int now;
+  asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
+}
+}  // namespace detail
+
 #if defined(IRGL_GRID_SYNC_COOPERATIVE_GROUPS)
 __device__ __forceinline__ void grid_sync() { cooperative_groups::this_grid().sync(); }
 #else
@@ -54,18 +76,10 @@ __device__ __forceinline__ void grid_sync() {
   const unsigned int before = cooperative_groups::this_grid().barrier_arrive();
   if (threadIdx.x == 0) {
     // The word barrier_arrive added to (the driver's grid workspace, as barrier_wait reads it).
-    unsigned int* word = &cooperative_groups::details::get_grid_workspace()->barrier;
-    unsigned int now;
-    unsigned int pause_ns = 32;
-    while (true) {
-      asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
-      if (((before ^ now) & 0x80000000u) != 0u) break;
-      __nanosleep(pause_ns);
-      if (pause_ns < 256u) pause_ns *= 2u;
-    }
-    // Every block's release atomic precedes the flip: this acquire orders what they wrote
-    // before what this block reads after the barrier below.
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
+    // Every block's release atomic precedes the flip: the wait's acquire orders what they
+    // wrote before what this block reads after the barrier below.
+    detail::wait_released(&cooperative_groups::details::get_grid_workspace()->barrier,
+                          [&](unsigned int now) { return ((before ^ now) & 0x80000000u) != 0u; });
   }
   __syncthreads();
 }
@@ -109,12 +123,6 @@ struct alignas(128) BarrierWord {
 /// arrival adds one to), on lines of their own.
 static __device__ BarrierWord then_arrival;
 static __device__ BarrierWord then_release;
-
-__device__ __forceinline__ unsigned int load_relaxed(const unsigned int* word) {
-  unsigned int now;
-  asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
-  return now;
-}
 
 #if defined(IRGL_GRID_SYNC_THEN_COUNT)
 /// The arrival count and generation of the former grid_sync_then, a cache line apart.
@@ -181,13 +189,7 @@ __device__ __forceinline__ void grid_sync_then(Action action) {
     }
   }
   if (threadIdx.x == poller) {
-    unsigned int pause_ns = 32;
-    while (detail::load_relaxed(&detail::then_release.word) == before) {
-      __nanosleep(pause_ns);
-      if (pause_ns < 256u) pause_ns *= 2u;
-    }
-    unsigned int now;
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(&detail::then_release.word) : "memory");
+    detail::wait_released(&detail::then_release.word, [&](unsigned int now) { return now != before; });
   }
   __syncthreads();
 #endif
