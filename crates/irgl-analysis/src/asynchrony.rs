@@ -316,7 +316,7 @@ fn is_round_tail(body: &Body, rest: &[StmtId]) -> bool {
 
 /// Whether any of `exprs` reads device state (a property element, a global, a worklist's
 /// size, a reduction's result).
-fn reads_device(body: &Body, exprs: &[ExprId]) -> bool {
+pub(crate) fn reads_device(body: &Body, exprs: &[ExprId]) -> bool {
     exprs.iter().any(|&e| {
         visit::expr_any(body, e, &|k| {
             matches!(

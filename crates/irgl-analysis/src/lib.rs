@@ -12,6 +12,9 @@
 //!   launch draining the items their own pushes feed), and why not.
 //! - [`outline::OutlineTree`]: the `Iterate`/`Pipe` regions of `main`, nested, each
 //!   outlinable into a device control kernel or not, with the reason.
+//! - [`settle::SettleCandidates`]: which `Iterate Unordered` loops may run their rounds
+//!   without grid barriers (each block repeating its share until none of its items
+//!   reports), and why not.
 //! - [`partition::PartitionPlan`]: whether the program can run partitioned over several GPUs,
 //!   what each round would exchange, or why not.
 
@@ -21,6 +24,7 @@ pub mod cfg;
 pub mod dom;
 pub mod outline;
 pub mod partition;
+pub mod settle;
 pub mod uniform;
 
 pub use asynchrony::AsyncCandidates;
@@ -29,4 +33,5 @@ pub use cfg::{Cfg, CfgNode, NodeKind};
 pub use dom::DomTree;
 pub use outline::{OutlineKind, OutlineNode, OutlineTree};
 pub use partition::PartitionPlan;
+pub use settle::SettleCandidates;
 pub use uniform::Uniformity;

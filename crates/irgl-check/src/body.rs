@@ -3081,6 +3081,9 @@ impl<'c, 'p> Body<'c, 'p> {
                 step,
             } => {
                 let kw = keyword(s.span, "Iterate");
+                if let Some(c) = cond.as_ref().filter(|c| c.unordered) {
+                    self.unordered(c, initial.is_some(), step.is_some());
+                }
                 if self.host_only(kw, "`Iterate`") {
                     if let Some(init) = initial {
                         self.initial(init);
@@ -3144,6 +3147,34 @@ impl<'c, 'p> Body<'c, 'p> {
         );
         self.report(d);
         false
+    }
+
+    /// E0335: `Unordered` on an `Iterate` that is not `While Any` over a kernel without a
+    /// worklist (no `Initial`, not in a `Pipe`) and without a step: only there may its rounds
+    /// overlap (every round sweeps the same items, and the loop ends when none reports).
+    fn unordered(&mut self, c: &irgl_syntax::ast::IterateCond, initial: bool, step: bool) {
+        use irgl_syntax::ast::IterateCondKind;
+        let why = if c.kind != IterateCondKind::While || c.reduction != Reduction::Any {
+            Some("it needs `While Any`: the loop ends when no item of a round reports")
+        } else if initial || !self.pipes.is_empty() {
+            Some("its kernel pops a worklist, whose rounds are the frontiers")
+        } else if step {
+            Some("it has a step, which runs between rounds")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            let d = Diagnostic::error(
+                "E0335",
+                "`Unordered` applies only to `Iterate Unordered While Any k(...);`",
+            )
+            .with_label(c.span, why)
+            .with_help(
+                "remove `Unordered`, or write the loop as `Iterate Unordered While Any k(...);` \
+                 over a kernel of a topology-driven `ForAll` (docs/language.md, `Iterate`)",
+            );
+            self.report(d);
+        }
     }
 
     fn initial(&mut self, init: &Initial) {

@@ -304,6 +304,22 @@ fn switched_kernel(m: &Module, c: &Control) -> Option<KernelId> {
         .find(|&k| m.kernels[k].async_version.is_some())
 }
 
+/// Whether `block` launches a kernel with a reduction outside a settled region (which has a
+/// flag of its own in each block or thread): the control kernel then keeps a `RoundFlag`.
+fn reduces_in_rounds(m: &Module, block: &Block) -> bool {
+    block.iter().any(|&s| match &m.host.stmts[s].kind {
+        StmtKind::Launch(l) => l.reduce.is_some(),
+        // Settled, it keeps rounds on the graphs of its kernel's serial version.
+        StmtKind::Region(r) if r.settled => match r.kind {
+            RegionKind::Iterate(k) => m.kernels[k].serial_version.is_some(),
+            RegionKind::Pipe { .. } => false,
+        },
+        kind => visit::child_blocks(kind)
+            .into_iter()
+            .any(|b| reduces_in_rounds(m, b)),
+    })
+}
+
 /// Whether `c` calls an asynchronous kernel (then it takes the task queue).
 fn control_is_asynchronous(m: &Module, c: &Control) -> bool {
     c.kernels
@@ -420,8 +436,7 @@ fn control_kernel_text(m: &Module, c: &Control, version: ControlVersion) -> Stri
     if uses_worklists {
         e.w.line("irgl::Worklist irgl_in = irgl_wl0, irgl_out = irgl_wl1, irgl_retry = irgl_wl2;");
     }
-    let reduces = c.kernels.iter().any(|&k| m.kernels[k].facts().reduces);
-    if reduces {
+    if reduces_in_rounds(m, &c.body) {
         e.w.line("irgl::RoundFlag irgl_reduce{irgl_state->flags};");
     }
     e.w.line("uint32_t irgl_roles[3] = {0u, 1u, 2u};");
@@ -911,6 +926,7 @@ impl Emitter<'_> {
                     .line(format!("irgl_reduce.start(irgl::Reduce::{kind});"));
             }
             StmtKind::CountIteration => self.w.line("++irgl_iterations;"),
+            StmtKind::Region(r) if r.settled => self.settled_rounds(r),
             StmtKind::Region(r) => {
                 self.w.open("{");
                 self.block(&r.body);
@@ -918,6 +934,78 @@ impl Emitter<'_> {
             }
             k => panic!("{k:?} in a control kernel"),
         }
+    }
+
+    /// A settled `Iterate` (`settle_rounds`): its kernel's rounds without grid barriers. Each
+    /// block repeats its share of the items until a pass reports nothing, a pass counted in
+    /// every thread's `irgl_iterations` (the grid's first thread's is the run's). The kernel's
+    /// serial version, where it has one, keeps its rounds. The region's loop is `reduce.reset
+    /// any; launch; count_iteration; if !reduce.result break`, so its launch is the whole of it.
+    fn settled_rounds(&mut self, r: &Region) {
+        let body = self.body();
+        let launch = visit::first_launch(body, &r.body)
+            .expect("a settled region launches its kernel")
+            .clone();
+        let m = self.m();
+        let k = &m.kernels[launch.kernel];
+        let effects = launch_hazards(&k.facts());
+        self.need(effects.reads, effects.writes);
+        let call = self.call_text(launch.kernel, &launch);
+        let index = self.call_index(launch.kernel);
+        self.w.open(format!(
+            "{{  // {} iterate {}, settled: each block repeats its share until none of its items reports, no grid barrier between rounds",
+            r.id, k.name
+        ));
+        self.w
+            .line("const unsigned long long irgl_t0 = irgl::timed_call_start(irgl_timed);");
+        let passes = |e: &mut Self, call: &str, index: usize| {
+            e.w.open("while (true) {  // a pass of the block over its share");
+            e.w.line("if (threadIdx.x == 0) irgl_block_any = 0u;");
+            e.w.line("__syncthreads();");
+            e.w.line("const irgl::BlockAnyFlag irgl_reduce{&irgl_block_any};");
+            e.w.line(call);
+            e.w.line("__syncthreads();");
+            e.w.line("const bool irgl_again = irgl_reduce.result();");
+            e.w.line("__syncthreads();  // read by every thread before the next pass clears it");
+            e.w.line("++irgl_iterations;");
+            e.w.line("if (!irgl_again) break;");
+            e.w.close("}");
+            e.w.line(format!(
+                "irgl::timed_call_end(irgl_timed, irgl_t0, &irgl_state->call_ns[{index}], &irgl_state->call_counts[{index}]);"
+            ));
+        };
+        match k.serial_version {
+            Some(v) => {
+                let serial = self.call_text(v, &launch);
+                let at = self.call_index(v);
+                // The graphs of the serial version (low, even degrees) keep their rounds: there
+                // a thread repeating its own items measured slower than rounds
+                // (docs/optimizations.md, *Rounds without barriers*).
+                self.w.open(
+                    "if (irgl_serial_inner) {  // serial nested loops: rounds, with a grid barrier",
+                );
+                self.w.open("while (true) {");
+                self.w.line("irgl_reduce.start(irgl::Reduce::Any);");
+                self.w.line(&serial);
+                self.w.line("++irgl_iterations;");
+                self.w.line("irgl::grid_sync();");
+                self.w.line("if (!irgl_reduce.result()) break;");
+                self.w.close("}");
+                self.w.line(format!(
+                    "irgl::timed_call_end(irgl_timed, irgl_t0, &irgl_state->call_ns[{at}], &irgl_state->call_counts[{at}]);"
+                ));
+                self.w.close("} else {");
+                self.w.level_up();
+                self.w.line("__shared__ unsigned int irgl_block_any;");
+                passes(self, &call, index);
+                self.w.close("}");
+            }
+            None => {
+                self.w.line("__shared__ unsigned int irgl_block_any;");
+                passes(self, &call, index);
+            }
+        }
+        self.w.close("}");
     }
 
     /// The host side of a control: fill the state, launch the control kernel on every

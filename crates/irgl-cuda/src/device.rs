@@ -22,10 +22,10 @@ pub(crate) fn push_target(target: WorklistRef, asynchrony: Option<Asynchrony>) -
     }
 }
 
-/// The properties an asynchronous kernel both reads and updates: other blocks update them
-/// while it runs, so it reads them past the L1 cache (`irgl::load_coherent`).
+/// The properties an asynchronous or settled kernel both reads and updates: other blocks
+/// update them while it runs, so it reads them past the L1 cache (`irgl::load_coherent`).
 pub(crate) fn coherent_props(k: &Kernel) -> Vec<PropId> {
-    if k.asynchronous.is_none() {
+    if k.asynchronous.is_none() && !k.settled {
         return Vec::new();
     }
     let body = &k.body;

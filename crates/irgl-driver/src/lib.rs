@@ -59,6 +59,7 @@ fn config_may_do_nothing(config: &OptConfig) -> bool {
         || config.adapt.on
         || config.async_switch
         || config.grid_wait
+        || config.settle
 }
 
 /// Warnings for the options of [`config_may_do_nothing`] that changed nothing in `m` (the
@@ -136,6 +137,22 @@ fn options_without_effect(lowered: &Module, m: &Module, config: &OptConfig) -> V
             )
             .with_note(why),
         );
+    }
+    if config.settle && m.kernels.iter().all(|(_, k)| !k.settled) {
+        let reasons = irgl_analysis::SettleCandidates::build(lowered).render(lowered);
+        let d = Diagnostic::warning(
+            "W0507",
+            "--settle on: no loop runs its rounds without grid barriers; the option changes nothing",
+        );
+        out.push(if reasons.is_empty() {
+            d.with_note(
+                "it applies to `Iterate Unordered While Any` loops, and the program has none",
+            )
+        } else if config.outline == irgl_opt::OutlineConfig::None {
+            d.with_note("it applies to outlined loops (--outline), and none is outlined")
+        } else {
+            d.with_note(reasons.trim_end().to_string())
+        });
     }
     if config.grid_wait && m.kernels.iter().all(|(_, k)| !k.hands_items_to_the_grid()) {
         out.push(
@@ -311,6 +328,10 @@ pub fn optimize(
     let t = Instant::now();
     irgl_opt::unroll_pipes(m, config)?;
     trace.step("unroll_pipes", t, m);
+
+    let t = Instant::now();
+    irgl_opt::settle_rounds(m, config)?;
+    trace.step("settle_rounds", t, m);
 
     let t = Instant::now();
     irgl_opt::schedule_nested_loops(m, config)?;

@@ -104,6 +104,11 @@ pub fn dump_kernel(m: &Module, id: KernelId, k: &Kernel, opts: DumpOptions) -> S
         Some(a) => format!(" async({})", a.name()),
         None => String::new(),
     };
+    let asynchronous = if k.settled {
+        format!("{asynchronous} settled (rounds without barriers, coherent reads)")
+    } else {
+        asynchronous
+    };
     let backoff = match k.backoff {
         Some(b) => format!(
             " backoff(chunk {}, serial below {})",
@@ -475,7 +480,12 @@ impl Printer<'_> {
                     RegionKind::Pipe { once: true } => "pipe once".to_string(),
                     RegionKind::Pipe { once: false } => "pipe".to_string(),
                 };
-                let head = format!("region {} {kind}", r.id);
+                let rounds = match (r.unordered, r.settled) {
+                    (_, true) => " unordered, settled (no barrier between rounds)",
+                    (true, false) => " unordered",
+                    (false, false) => "",
+                };
+                let head = format!("region {} {kind}{rounds}", r.id);
                 self.nested(s, &head, &r.body);
             }
             StmtKind::CountIteration => self.line(s, "count_iteration"),

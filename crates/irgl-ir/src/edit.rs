@@ -287,9 +287,8 @@ impl Body {
                     .collect(),
             )),
             StmtKind::Region(r) => StmtKind::Region(Region {
-                id: r.id,
-                kind: r.kind,
                 body: self.clone_block(&r.body, map),
+                ..r.clone()
             }),
             StmtKind::Control(c) => StmtKind::Control(Control {
                 body: self.clone_block(&c.body, map),

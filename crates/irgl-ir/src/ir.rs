@@ -297,6 +297,9 @@ pub struct Kernel {
     /// This kernel is the asynchronous version of that one: it is called where that one is,
     /// and messages name that one.
     pub async_of: Option<KernelId>,
+    /// Its rounds run without grid barriers (`settle_rounds`): other blocks update what it
+    /// reads while it runs, so it reads the properties it updates past the L1 cache.
+    pub settled: bool,
 }
 
 impl Kernel {
@@ -316,6 +319,7 @@ impl Kernel {
             no_grid_of: None,
             async_version: None,
             async_of: None,
+            settled: false,
         }
     }
 
@@ -966,6 +970,11 @@ pub struct Region {
     pub id: RegionId,
     pub kind: RegionKind,
     pub body: Block,
+    /// `Iterate Unordered While Any`: the program allows its rounds to overlap.
+    pub unordered: bool,
+    /// Its rounds run without grid barriers (`settle_rounds`): in its control kernel each
+    /// block repeats its share of the items until none of them reports.
+    pub settled: bool,
 }
 
 /// An outlined part of `main`: its statements (a region or a host loop), run by every thread

@@ -1901,6 +1901,8 @@ impl<'a> BodyBuilder<'a> {
                 id,
                 kind: RegionKind::Iterate(kernel),
                 body: region,
+                unordered: cond.is_some_and(|c| c.unordered),
+                settled: false,
             }),
             span,
         );
@@ -1947,6 +1949,8 @@ impl<'a> BodyBuilder<'a> {
                 id,
                 kind: RegionKind::Pipe { once },
                 body: region,
+                unordered: false,
+                settled: false,
             }),
             span,
         );

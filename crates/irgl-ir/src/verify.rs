@@ -438,6 +438,44 @@ impl<'a> Verifier<'a> {
         });
     }
 
+    /// A settled region (`settle_rounds`): an unordered Iterate of a settled kernel, whose
+    /// loop launches that kernel with an Any reduction and nothing else; the kernel pushes,
+    /// pops and waits for nothing the barriers it lacks would give.
+    fn settled_region(&mut self, r: &Region) {
+        let RegionKind::Iterate(k) = r.kind else {
+            self.err(format!("region {} is settled but no Iterate", r.id));
+            return;
+        };
+        if !r.unordered {
+            self.err(format!("region {} is settled but not unordered", r.id));
+        }
+        let kernel = self.module.kernels.get(k);
+        if kernel.is_some_and(|kernel| !kernel.settled) {
+            self.err(format!("region {} is settled, its kernel is not", r.id));
+        }
+        if let Some(kernel) = kernel {
+            let facts = kernel.facts();
+            if facts.uses_worklist || facts.cooperative || kernel.hands_items_to_the_grid() {
+                self.err(format!(
+                    "region {} is settled, and its kernel uses a worklist, a grid barrier or gd",
+                    r.id
+                ));
+            }
+        }
+        let mut launches = Vec::new();
+        visit::walk_stmts(self.body, &r.body, &mut |s| {
+            if let StmtKind::Launch(l) = &self.body.stmts[s].kind {
+                launches.push((l.kernel, l.reduce));
+            }
+        });
+        if launches != [(k, Some(Reduction::Any))] {
+            self.err(format!(
+                "settled region {} launches more than its kernel with an Any reduction",
+                r.id
+            ));
+        }
+    }
+
     fn err(&mut self, message: String) {
         let s = self.current;
         self.error(s, message);
@@ -799,6 +837,12 @@ impl<'a> Verifier<'a> {
                 self.host_only("Region");
                 if !self.regions.insert(r.id) {
                     self.err(format!("region {} twice", r.id));
+                }
+                if r.unordered && !matches!(r.kind, RegionKind::Iterate(_)) {
+                    self.err(format!("region {} is unordered but no Iterate", r.id));
+                }
+                if r.settled {
+                    self.settled_region(r);
                 }
                 self.block(&r.body, Frame::Region);
             }

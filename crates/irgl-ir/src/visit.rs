@@ -361,3 +361,20 @@ pub fn is_retry_loop_of(body: &Body, s: StmtId, k: KernelId) -> bool {
         |launch| matches!(&body.stmts[launch].kind, StmtKind::Launch(l) if l.kernel == k),
     )
 }
+
+/// The first `Launch` in `block`, depth first, if any.
+pub fn first_launch<'a>(body: &'a Body, block: &Block) -> Option<&'a Launch> {
+    for &s in block {
+        let kind = &body.stmts[s].kind;
+        if let StmtKind::Launch(l) = kind {
+            return Some(l);
+        }
+        if let Some(l) = child_blocks(kind)
+            .into_iter()
+            .find_map(|b| first_launch(body, b))
+        {
+            return Some(l);
+        }
+    }
+    None
+}

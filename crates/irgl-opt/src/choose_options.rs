@@ -36,6 +36,10 @@
 //!   on graphs of mean degree 12 or more (`--drop-repeats-degree`), where a node is pushed
 //!   by many neighbours in a round and walks many edges again; on sparser graphs the test
 //!   costs more than the few repeats.
+//! - `-O2`, rounds without barriers: every outlined `Iterate Unordered While Any` that
+//!   `irgl_analysis::SettleCandidates` accepts (an item that reports nothing never reports
+//!   again) runs with each block repeating its share until none of its items reports
+//!   (`--settle on`, `settle_rounds`).
 //! - Not chosen at any level: asynchronous kernels, retry backoff and Pipe unrolling (each is
 //!   faster on some graphs and slower on others; `irglc tune` finds them per graph), and the
 //!   switch between rounds and asynchrony (`--async-switch`: measured slower than rounds in
@@ -136,6 +140,7 @@ pub fn choose_options(m: &Module, level: OptLevel) -> LevelChoices {
         choose_outlining(m, &mut config, &mut choices);
         choose_grid(m, &mut config, &mut choices);
         choose_drop_repeats(m, &mut config, &mut choices);
+        choose_settle(m, &mut config, &mut choices);
     }
     LevelChoices {
         level,
@@ -163,6 +168,29 @@ fn choose_drop_repeats(m: &Module, config: &mut OptConfig, choices: &mut Vec<Cho
             kernels.join(", "),
             if kernels.len() == 1 { "s" } else { "" },
             config.drop_repeats_degree
+        ),
+    });
+}
+
+/// Rounds without barriers for every outlined `Iterate Unordered` loop the analysis accepts.
+fn choose_settle(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) {
+    let mut trial = config.clone();
+    trial.settle = true;
+    let settled = crate::settle_rounds::settled_regions(m, &trial);
+    if settled.is_empty() {
+        return;
+    }
+    config.settle = true;
+    let names: Vec<String> = settled
+        .iter()
+        .map(|(r, k)| format!("{r} iterate {}", m.kernels[*k].name))
+        .collect();
+    choices.push(Choice {
+        flag: "--settle on".to_string(),
+        why: format!(
+            "{} {} `Unordered`, and an item that reports nothing never reports again: each block repeats its share until none of its items reports, with no grid barrier between rounds",
+            names.join(", "),
+            if names.len() == 1 { "is" } else { "are" }
         ),
     });
 }

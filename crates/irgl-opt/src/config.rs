@@ -63,6 +63,10 @@ pub struct OptConfig {
     /// `gd`'s blocks wait for owners that publish late, in a control kernel's call whose
     /// launch leaves nearly every block without an item (`irgl::grid_wait_for_owners`).
     pub grid_wait: bool,
+    /// `Iterate Unordered While Any` loops that are outlined run their rounds without grid
+    /// barriers, each block repeating its share until none of its items reports, where
+    /// `irgl_analysis::settle` accepts them (`settle_rounds`).
+    pub settle: bool,
     /// Build the program to run partitioned over several GPUs (`--gpus N` of the program),
     /// where `irgl_analysis::partition` accepts it. Outlining and asynchronous kernels do not
     /// apply: the GPUs exchange node properties from the host between rounds.
@@ -91,6 +95,7 @@ impl Default for OptConfig {
             async_switch: false,
             switch_epoch_us: irgl_ir::SWITCH_EPOCH_US,
             grid_wait: false,
+            settle: false,
             multi_gpu: false,
         }
     }
@@ -773,6 +778,10 @@ impl OptConfig {
             args.push("--grid-wait".to_string());
             args.push("on".to_string());
         }
+        if self.settle {
+            args.push("--settle".to_string());
+            args.push("on".to_string());
+        }
         if self.drop_repeats != KernelSet::None {
             args.push("--drop-repeats".to_string());
             args.push(self.drop_repeats.to_string());
@@ -887,6 +896,9 @@ impl OptConfig {
                 }
                 "--grid-wait" => {
                     c.grid_wait = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
+                }
+                "--settle" => {
+                    c.settle = parse_switch(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--async-grid" => {
                     c.async_grid = GridSize::parse(value).map_err(|e| format!("{flag} {e}"))?;

@@ -82,6 +82,10 @@ pub fn schedule_nested_loops(m: &mut Module, config: &OptConfig) -> Result<(), V
             Some(
                 "the kernel has a grid barrier, which the iterations run after the owner's last trip would cross",
             )
+        } else if kernel.settled {
+            Some(
+                "the kernel's rounds run without grid barriers (settle_rounds), and gd's tables are emptied at the barrier after a round",
+            )
         } else {
             None
         };
@@ -149,6 +153,9 @@ fn add_serial_version(m: &mut Module, k: KernelId) {
     let mut copy = m.kernels[k].clone();
     copy.name = crate::version_name(m, &copy.name, "serial");
     copy.serial_of = Some(k);
+    // A settled loop keeps its rounds on the serial version's graphs: there a grid barrier
+    // ends every round, after which plain loads see the round's stores.
+    copy.settled = false;
     let version = m.kernels.push(copy);
     m.kernels[k].serial_version = Some(version);
 }

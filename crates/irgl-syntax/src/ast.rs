@@ -493,12 +493,14 @@ pub enum IterateCondKind {
     Until,
 }
 
-/// `While Any`, `Until All`, ...
+/// `While Any`, `Until All`, ..., or `Unordered While Any`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IterateCond {
     pub span: Span,
     pub kind: IterateCondKind,
     pub reduction: Reduction,
+    /// `Unordered`: the program promises that its rounds may overlap (docs/language.md).
+    pub unordered: bool,
 }
 
 /// The initial worklist of an `Iterate`.

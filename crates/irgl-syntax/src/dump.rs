@@ -276,7 +276,10 @@ impl Dumper {
             } => {
                 let cond = cond
                     .as_ref()
-                    .map(|c| format!("{:?} {:?} ", c.kind, c.reduction))
+                    .map(|c| {
+                        let unordered = if c.unordered { "Unordered " } else { "" };
+                        format!("{unordered}{:?} {:?} ", c.kind, c.reduction)
+                    })
                     .unwrap_or_default();
                 let initial = match initial {
                     Some(Initial::List { items, .. }) => {

@@ -73,6 +73,8 @@ pub enum Tok<'s> {
     WhileCap,
     #[token("Until")]
     Until,
+    #[token("Unordered")]
+    Unordered,
     #[token("Any")]
     Any,
     #[token("All")]
@@ -293,6 +295,7 @@ pub fn spelling(tok: &Tok<'_>) -> &'static str {
         Iterate => "Iterate",
         WhileCap => "While",
         Until => "Until",
+        Unordered => "Unordered",
         Any => "Any",
         All => "All",
         Initial => "Initial",

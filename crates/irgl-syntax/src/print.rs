@@ -536,6 +536,9 @@ impl<'a> Printer<'a> {
             } => {
                 self.out.push_str("Iterate ");
                 if let Some(cond) = cond {
+                    if cond.unordered {
+                        self.out.push_str("Unordered ");
+                    }
                     self.out.push_str(match cond.kind {
                         IterateCondKind::While => "While ",
                         IterateCondKind::Until => "Until ",

@@ -204,11 +204,13 @@ fn stmt() -> impl Strategy<Value = Stmt> {
             (
                 proptest::sample::select(vec![IterateCondKind::While, IterateCondKind::Until]),
                 proptest::sample::select(vec![Reduction::Any, Reduction::All]),
+                proptest::bool::ANY,
             )
-                .prop_map(|(kind, reduction)| IterateCond {
+                .prop_map(|(kind, reduction, unordered)| IterateCond {
                     span: Span::NONE,
                     kind,
                     reduction,
+                    unordered,
                 }),
         );
         let initial = proptest::option::of(prop_oneof![

@@ -180,6 +180,12 @@ pub struct OptArgs {
     /// graph 1.26x slower (docs/optimizations.md).
     #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
     pub grid_wait: Option<bool>,
+    /// Rounds without grid barriers (`on`; chosen by -O2): an outlined `Iterate Unordered
+    /// While Any` loop whose kernel's items, once silent, stay silent (`irglc emit outline`
+    /// says which) runs with each block repeating its share until none of its items reports,
+    /// instead of a grid barrier and a reduction between rounds.
+    #[arg(long, value_name = "on|off", value_parser = irgl_opt::config::parse_switch)]
+    pub settle: Option<bool>,
     /// With --async-switch on: the shortest span, in microseconds, over which the switch
     /// measures a way before it may change (default 20; the program's --switch-epoch
     /// overrides it).
@@ -381,6 +387,9 @@ impl OptArgs {
         }
         if let Some(on) = self.grid_wait {
             flag("--grid-wait", switch(on));
+        }
+        if let Some(on) = self.settle {
+            flag("--settle", switch(on));
         }
         if let Some(us) = self.switch_epoch {
             flag("--switch-epoch", us.to_string());

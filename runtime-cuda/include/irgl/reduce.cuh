@@ -8,6 +8,9 @@
 // any (divergent) code: the converged lanes (__activemask) vote together and
 // at most one atomic per warp reaches memory, only when the result changes.
 //
+// Settled loops (rounds without grid barriers) use BlockAnyFlag: a block's own pass, in
+// shared memory, no atomic.
+//
 // Control kernels (iteration outlining) use RoundFlag instead: two words taken in
 // turn, each reduction's hits stamped with its number, so that a reduction
 // needs no reset in memory, and the next round's contributions need no grid
@@ -75,6 +78,18 @@ struct RoundFlag {
     const bool hit = *reinterpret_cast<volatile unsigned int*>(word()) == stamp;
     return kind == Reduce::Any ? hit : !hit;
   }
+};
+
+/// The reduction of one block's pass in a settled loop (irglc's settle_rounds, which runs an
+/// `Iterate Unordered While Any` without grid barriers): `word` is in shared memory, cleared by
+/// the block before the pass; result() after the barrier that ends it.
+struct BlockAnyFlag {
+  unsigned int* word = nullptr;
+
+  __device__ __forceinline__ void contribute(Reduce, bool value) const {
+    if (value) *reinterpret_cast<volatile unsigned int*>(word) = 1u;  // any thread, the same value
+  }
+  __device__ __forceinline__ bool result() const { return *reinterpret_cast<volatile unsigned int*>(word) != 0u; }
 };
 
 /// Host owner of a reduction flag.
