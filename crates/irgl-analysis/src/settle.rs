@@ -72,10 +72,8 @@ impl SettleCandidates {
 
 fn verdict(m: &Module, r: &Region, k: KernelId) -> Result<(), String> {
     let launch = round_launch(&m.host, &r.body)
+        .filter(|l| l.kernel == k && l.reduce == Some(Reduction::Any))
         .ok_or_else(|| "its loop does more than its kernel's rounds".to_string())?;
-    if launch.kernel != k || launch.reduce != Some(Reduction::Any) {
-        return Err("its loop does more than its kernel's rounds".into());
-    }
     if crate::asynchrony::reads_device(&m.host, &launch.args) {
         return Err("its kernel's arguments read device state, which a round may change".into());
     }
@@ -365,12 +363,10 @@ fn eval(m: &Module, body: &Body, e: ExprId, x: LocalId, value: i128) -> Option<V
     };
     Some(match &body.exprs[e].kind {
         ExprKind::Literal(Literal::Bool(b)) => Val::Bool(*b),
-        ExprKind::Literal(Literal::Int(_)) | ExprKind::Const(_) => match &body.exprs[e].kind {
-            ExprKind::Const(c) if m.consts[c.index()].ty == Ty::Bool => {
-                Val::Bool(m.consts[c.index()].value == Value::Bool(true))
-            }
-            _ => Val::Int(constant(m, body, e)?),
-        },
+        ExprKind::Const(c) if m.consts[c.index()].ty == Ty::Bool => {
+            Val::Bool(m.consts[c.index()].value == Value::Bool(true))
+        }
+        ExprKind::Literal(Literal::Int(_)) | ExprKind::Const(_) => Val::Int(constant(m, body, e)?),
         ExprKind::Local(l) if *l == x => Val::Int(value),
         ExprKind::Unary(UnaryOp::Not, a) => Val::Bool(!boolean(*a)?),
         ExprKind::Binary(op, a, b) => match op {
