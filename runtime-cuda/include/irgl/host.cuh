@@ -487,6 +487,9 @@ struct RunRecord {
   /// How an outlined loop with a switch between rounds and asynchrony ran (irglc's `--adapt`,
   /// irgl/switch.cuh): rounds, asynchronous launches, time in each; empty otherwise.
   std::string async_switch;
+  /// How the graph's nodes were split (irglc's `--split-nodes`, irgl/split.cuh): the degree and
+  /// the nodes cut; empty for programs built without splitting.
+  std::string split_nodes;
   /// The most device memory the run's DeviceArrays held at once (irgl::device_bytes_peak).
   uint64_t device_bytes = 0;
   /// Each worklist's capacity in items (0: the program has none).
@@ -547,6 +550,7 @@ inline std::string to_json(const RunRecord& r) {
   }
   if (!r.inner_loops.empty()) s += ",\"inner_loops\":" + json_string(r.inner_loops);
   if (!r.async_switch.empty()) s += ",\"async_switch\":" + json_string(r.async_switch);
+  if (!r.split_nodes.empty()) s += ",\"split_nodes\":" + json_string(r.split_nodes);
   if (r.device_bytes != 0) s += ",\"device_bytes\":" + std::to_string(r.device_bytes);
   if (r.worklist_capacity != 0) s += ",\"worklist_capacity\":" + std::to_string(r.worklist_capacity);
   if (r.gpus != 0) {

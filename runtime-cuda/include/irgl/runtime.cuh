@@ -7,6 +7,7 @@
 #include "block.cuh"
 #include "array.cuh"
 #include "graph.cuh"
+#include "split.cuh"
 #include "worklist.cuh"
 #include "queue.cuh"
 #include "switch.cuh"
