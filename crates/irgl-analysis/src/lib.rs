@@ -15,6 +15,8 @@
 //! - [`settle::SettleCandidates`]: which `Iterate Unordered` loops may run their rounds
 //!   without grid barriers (each block repeating its share until none of its items
 //!   reports), and why not.
+//! - [`split::SplitCandidates`]: which kernels over the nodes may run over the parts of
+//!   split nodes (a hub's edges cut into parts of at most the split degree), and why not.
 //! - [`partition::PartitionPlan`]: whether the program can run partitioned over several GPUs,
 //!   what each round would exchange, or why not.
 
@@ -25,6 +27,7 @@ pub mod dom;
 pub mod outline;
 pub mod partition;
 pub mod settle;
+pub mod split;
 pub mod uniform;
 
 pub use asynchrony::AsyncCandidates;
@@ -34,4 +37,5 @@ pub use dom::DomTree;
 pub use outline::{OutlineKind, OutlineNode, OutlineTree};
 pub use partition::PartitionPlan;
 pub use settle::SettleCandidates;
+pub use split::SplitCandidates;
 pub use uniform::Uniformity;

@@ -245,6 +245,7 @@ fn uniform_expr(body: &Body, e: ExprId, locals: &BTreeSet<LocalId>) -> bool {
         ExprKind::Unary(_, x)
         | ExprKind::Cast(x)
         | ExprKind::GraphQuery(_, x)
+        | ExprKind::Split(_, x)
         | ExprKind::Pop(x) => uniform_expr(body, *x, locals),
         ExprKind::Binary(_, a, b) => all(&[*a, *b]),
         ExprKind::Select {
@@ -297,7 +298,7 @@ fn classify(body: &Body, cfg: &Cfg, locals: &BTreeSet<LocalId>) -> HashMap<NodeI
                 StmtKind::ForAll(f) => match &f.schedule {
                     Schedule::Grid { uniform } => *uniform,
                     Schedule::Serial { .. } => match &f.space {
-                        Space::Nodes => true,
+                        Space::Nodes | Space::SplitNodes => true,
                         Space::Edges { node, .. } => uniform_expr(body, *node, locals),
                         Space::Range { lo, hi } => {
                             uniform_expr(body, *lo, locals) && uniform_expr(body, *hi, locals)

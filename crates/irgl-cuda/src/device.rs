@@ -327,6 +327,14 @@ impl Emitter<'_> {
                 );
                 self.braced(&head, &f.body);
             }
+            Space::SplitNodes => {
+                let head = format!(
+                    "for (uint32_t {v} = {}; {v} < {g}.split.count; {}) ",
+                    from("0"),
+                    advance(&v)
+                );
+                self.braced(&head, &f.body);
+            }
             Space::Triangles => {
                 let head = format!(
                     "for (uint32_t {v} = {}, irgl_count{n} = {g}.mesh.ntriangles(); {v} < irgl_count{n}; {}) ",
@@ -503,6 +511,11 @@ impl Emitter<'_> {
             Space::Nodes => {
                 self.w
                     .line(format!("const uint64_t irgl_total{n} = {g}.csr.nnodes;"));
+                None
+            }
+            Space::SplitNodes => {
+                self.w
+                    .line(format!("const uint64_t irgl_total{n} = {g}.split.count;"));
                 None
             }
             Space::Triangles => {
@@ -762,8 +775,10 @@ impl Emitter<'_> {
                 self.w.line(format!("const {ty} irgl_lo{n} = {lo};"));
                 self.w.line(format!("const {ty} irgl_hi{n} = {hi};"));
                 self.w.line(format!("{begin} = irgl_lo{n};"));
+                // The count from `begin`, which a body that does not read the loop's variable
+                // leaves otherwise unread.
                 self.w.line(format!(
-                    "{count} = irgl_hi{n} > irgl_lo{n} ? static_cast<uint32_t>(irgl_hi{n}) - static_cast<uint32_t>(irgl_lo{n}) : 0u;"
+                    "{count} = irgl_hi{n} > {begin} ? static_cast<uint32_t>(irgl_hi{n}) - static_cast<uint32_t>({begin}) : 0u;"
                 ));
             }
             Space::Nodes => {
@@ -774,8 +789,8 @@ impl Emitter<'_> {
                 self.w.line(format!("{begin} = 0u;"));
                 self.w.line(format!("{count} = {g}.mesh.ntriangles();"));
             }
-            Space::Worklist | Space::Inspected => {
-                panic!("{}: inspect of a worklist or inspected space", i.loop_id)
+            Space::Worklist | Space::SplitNodes | Space::Inspected => {
+                panic!("{}: inspect of an outer loop's space", i.loop_id)
             }
         }
         self.w.line(format!("{reached} = true;"));

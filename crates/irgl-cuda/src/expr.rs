@@ -200,6 +200,14 @@ impl<'a> Exprs<'a> {
                     Side::Host => format!("h.hg.{field}"),
                 }
             }
+            ExprKind::Split(q, v) => {
+                let method = match q {
+                    SplitQuery::Node => "node",
+                    SplitQuery::Begin => "begin",
+                    SplitQuery::End => "end",
+                };
+                format!("{}.split.{method}({})", self.graph(), self.expr(*v))
+            }
             ExprKind::GraphQuery(m, a) => {
                 let (csr, method) = match m {
                     GraphMethod::Dst => ("csr", "dst"),

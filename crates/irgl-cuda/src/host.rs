@@ -68,6 +68,8 @@ pub(crate) fn launcher(
         "h.part.masters()"
     } else if facts.over_nodes {
         "h.hg.nnodes"
+    } else if facts.over_split {
+        "h.g.split.count"
     } else if facts.over_triangles {
         // The slots in use are on the device; at most every slot of the capacity.
         "h.dm.triangle_capacity()"

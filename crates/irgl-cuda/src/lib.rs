@@ -183,6 +183,9 @@ struct ProgramTemplate {
     /// Some kernel has a version without `gd` ([`Kernel::no_grid_version`]), launched where
     /// `irgl_grid_min` is 0 (`Host::grid_min`).
     grid_versions: bool,
+    /// Some kernel runs over the parts of split nodes ([`Space::SplitNodes`]): the host splits
+    /// the graph once it knows the grid (`--split-degree`), the kernels read `g.split`.
+    split: bool,
     serial_below_degree: u32,
     serial_efficiency: u32,
     /// 64-bit edge indices (`--wide-edges`).
@@ -296,6 +299,7 @@ pub fn emit_cuda(m: &Module, meta: &EmitMeta) -> String {
             .iter()
             .any(|(_, k)| !device::grid_loops(&k.body, &k.body.block).is_empty()),
         grid_versions: m.kernels.iter().any(|(_, k)| k.no_grid_version.is_some()),
+        split: m.kernels.iter().any(|(_, k)| k.facts().over_split),
         wide_edges: m.launch.wide_edges,
         serial_below_degree: m.launch.serial_rule.map_or(0, |r| r.below_degree),
         serial_efficiency: m.launch.serial_rule.map_or(0, |r| r.efficiency),

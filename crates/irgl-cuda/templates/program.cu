@@ -84,6 +84,9 @@ struct G {
 {%- if in_edges %}
   irgl::InEdges in_edges;  // the transpose{% if in_edges_shared %}: the graph itself (symmetric){% endif %}
 {%- endif %}
+{%- if split %}
+  irgl::Split split;  // the nodes cut into parts of at most split.degree out-edges (--split-degree)
+{%- endif %}
 {%- endif %}
 {%- for p in props %}
   {{ p.ty }}* {{ p.name }};
@@ -191,6 +194,9 @@ struct Host {
   irgl::DeviceGraph dg;
 {%- if in_edges %}
   irgl::DeviceInEdges din;
+{%- endif %}
+{%- if split %}
+  irgl::DeviceSplit dsplit;  // built once the grid's size is known (g.split)
 {%- endif %}
 {%- endif %}
   G g;
@@ -449,6 +455,9 @@ static int run(int argc, char** argv) {
   args.add<uint64_t>("repeat", 1, "run the program this many times from the same start; time_ms is the median, outputs come from the last run");
 {%- if multi %}
   args.add<uint64_t>("gpus", 0, "GPUs to run on, the graph partitioned over them (0: every visible GPU)");
+{%- endif %}
+{%- if split %}
+  args.add<std::string>("split-degree", "auto", "the most out-edges a part of a split node has: auto (the top of the degree histogram's tallest bin, at least a resident thread's share of the edges and 32; nothing split on graphs without such a node), off, or a number");
 {%- endif %}
 {%- if grid_items %}
   args.add<std::string>("grid-min", "auto", "the trip count from which a nested loop hands an item to the whole grid: auto (a block's share of the graph's edges, at least 16 blocks' worth, and off on graphs without such a node), off, or a number");
@@ -749,6 +758,24 @@ static int run(int argc, char** argv) {
     h.sm_count = static_cast<uint32_t>(sms);
 {%- endif %}
   }
+{%- if split %}
+  std::string split_nodes;
+  {
+    // The parts of the split nodes, over the threads the GPU keeps resident.
+    uint32_t degree = irgl::kSplitNone;
+    std::string split_error;
+    const std::string flag = args.get<std::string>("split-degree");
+    irgl::HostSplit hs;
+    if (!irgl::split_degree_flag(flag, h.hg, static_cast<uint64_t>(h.grid_cap) * BLOCK, BLOCK, degree, split_error) ||
+        !irgl::split_nodes(h.hg, degree, hs, split_error)) {
+      std::fprintf(stderr, "error: %s\n", split_error.c_str());
+      return 1;
+    }
+    h.dsplit = irgl::DeviceSplit(hs, h.g.csr);
+    h.g.split = h.dsplit.view();
+    split_nodes = irgl::describe_split(hs, flag);
+  }
+{%- endif %}
   IRGL_CHECK(cudaMemcpyToSymbol(params, &h_params, sizeof h_params));
   const uint64_t repeat = args.get<uint64_t>("repeat");
   if (repeat == 0) {
@@ -814,6 +841,9 @@ static int run(int argc, char** argv) {
   record.options_json = args.options_json();
   record.device = irgl::device_name();
   record.kernels = irgl::median_kernel_times(kernel_times);
+{%- if split %}
+  record.split_nodes = split_nodes;
+{%- endif %}
   record.device_bytes = irgl::device_bytes_peak();
   record.worklist_capacity = h.wl_items;
 {%- if serial_versions %}

@@ -60,6 +60,7 @@ fn config_may_do_nothing(config: &OptConfig) -> bool {
         || config.async_switch
         || config.grid_wait
         || config.settle
+        || config.split_nodes == irgl_opt::KernelSet::All
 }
 
 /// Warnings for the options of [`config_may_do_nothing`] that changed nothing in `m` (the
@@ -152,6 +153,20 @@ fn options_without_effect(lowered: &Module, m: &Module, config: &OptConfig) -> V
             d.with_note("it applies to outlined loops (--outline), and none is outlined")
         } else {
             d.with_note(reasons.trim_end().to_string())
+        });
+    }
+    if config.split_nodes == irgl_opt::KernelSet::All
+        && m.kernels.iter().all(|(_, k)| !k.facts().over_split)
+    {
+        let reasons = irgl_analysis::SplitCandidates::build(lowered).render(lowered);
+        let d = Diagnostic::warning(
+            "W0508",
+            "--split-nodes all: no kernel runs over split nodes; the option changes nothing",
+        );
+        out.push(if reasons.is_empty() {
+            d.with_note("it applies to kernels whose body is a ForAll over the nodes, and the program has none")
+        } else {
+            reasons.lines().fold(d, |d, l| d.with_note(l.to_string()))
         });
     }
     if config.grid_wait && m.kernels.iter().all(|(_, k)| !k.hands_items_to_the_grid()) {
@@ -332,6 +347,10 @@ pub fn optimize(
     let t = Instant::now();
     irgl_opt::settle_rounds(m, config)?;
     trace.step("settle_rounds", t, m);
+
+    let t = Instant::now();
+    irgl_opt::split_nodes(m, config)?;
+    trace.step("split_nodes", t, m);
 
     let t = Instant::now();
     irgl_opt::schedule_nested_loops(m, config)?;

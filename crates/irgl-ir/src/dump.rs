@@ -225,6 +225,7 @@ impl Printer<'_> {
         match s {
             Space::Worklist => "WL".into(),
             Space::Nodes => "nodes".into(),
+            Space::SplitNodes => "split nodes".into(),
             Space::Triangles => "triangles".into(),
             Space::Edges { node, dir } => format!("{}({})", dir.method(), self.expr(*node)),
             Space::Range { lo, hi } => format!("{}..{}", self.operand(*lo), self.operand(*hi)),
@@ -593,6 +594,7 @@ impl Printer<'_> {
             ExprKind::GraphQuery(m, a) => {
                 format!("{}({})", m.name(), self.expr(*a))
             }
+            ExprKind::Split(q, v) => format!("{}({})", q.name(), self.expr(*v)),
             ExprKind::Pop(i) => format!("pop({})", self.expr(*i)),
             ExprKind::TryLock { locks, index } => {
                 format!(

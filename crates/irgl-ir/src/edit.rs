@@ -87,6 +87,7 @@ impl Body {
                 note,
             },
             ExprKind::GraphQuery(m, a) => ExprKind::GraphQuery(m, self.clone_expr_with(a, map)),
+            ExprKind::Split(q, v) => ExprKind::Split(q, self.clone_expr_with(v, map)),
             ExprKind::Pop(a) => ExprKind::Pop(self.clone_expr_with(a, map)),
             ExprKind::TryLock { locks, index } => ExprKind::TryLock {
                 locks,

@@ -554,6 +554,9 @@ pub enum ExprKind {
     MeshQuery(MeshMethod, Vec<ExprId>),
     /// `g.dst(e)`, `g.degree(n)`, `g.edge_begin(n)`, `g.edge_end(n)`
     GraphQuery(GraphMethod, ExprId),
+    /// What part `v` of the split graph is ([`Space::SplitNodes`]): its node, or the first or
+    /// one-past-last of its out-edges. Only `split_nodes` writes these.
+    Split(SplitQuery, ExprId),
     /// `WL.pop(i)`: item `i` of the input worklist.
     Pop(ExprId),
     /// Tries once to take lock `index` of the `lock` property `locks`: true if taken.
@@ -572,6 +575,28 @@ pub enum ExprKind {
     WorklistSize(WorklistRef),
     /// Host: the value of the reduction flag (after a launch with `reduce`).
     ReduceResult,
+}
+
+/// A question about a part of the split graph ([`ExprKind::Split`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SplitQuery {
+    /// The node the part belongs to: `node`.
+    Node,
+    /// Its first out-edge: `edge`.
+    Begin,
+    /// One past its last out-edge: `edge`.
+    End,
+}
+
+impl SplitQuery {
+    /// The name dumps and the generated code use.
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitQuery::Node => "split_node",
+            SplitQuery::Begin => "split_begin",
+            SplitQuery::End => "split_end",
+        }
+    }
 }
 
 /// Something that can be assigned.
@@ -769,6 +794,11 @@ pub enum Space {
     Worklist,
     /// Every node.
     Nodes,
+    /// Every part of the split graph (`u32` values): a node of more out-edges than the split
+    /// degree found at load is cut into parts of at most that many consecutive edges, and
+    /// every other node is one part ([`ExprKind::Split`] says which node and edges a part
+    /// has). Only an outermost loop, written by `split_nodes`.
+    SplitNodes,
     /// Every triangle slot of the mesh in use when the kernel starts.
     Triangles,
     /// The out-edges of a node (`edge` values), or its in-edges (`in_edge` values, positions
@@ -1161,6 +1191,9 @@ pub struct KernelFacts {
     pub has_forall: bool,
     /// Has an outermost `ForAll` over the nodes: the launch is sized by the node count.
     pub over_nodes: bool,
+    /// Has an outermost `ForAll` over the parts of the split graph: the launch is sized by
+    /// their count.
+    pub over_split: bool,
     /// Has an outermost `ForAll` over the mesh's triangles.
     pub over_triangles: bool,
     /// Adds vertices or triangles to the mesh: its launches check the mesh's capacity.
@@ -1204,6 +1237,7 @@ impl Kernel {
                         f.has_forall = true;
                         f.pops |= fa.space == Space::Worklist;
                         f.over_nodes |= fa.space == Space::Nodes;
+                        f.over_split |= fa.space == Space::SplitNodes;
                         f.over_triangles |= fa.space == Space::Triangles;
                     }
                     k => {

@@ -912,6 +912,9 @@ impl<'a> Verifier<'a> {
         if matches!(f.space, Space::Worklist) && depth != 0 {
             self.err("ForAll over the worklist nested in another".into());
         }
+        if matches!(f.space, Space::SplitNodes) && depth != 0 {
+            self.err("ForAll over the split nodes nested in another".into());
+        }
         let uniform = matches!(f.schedule, Schedule::Grid { uniform: true });
         match (&f.space, &f.schedule) {
             (Space::Inspected, Schedule::Block(b)) => {
@@ -1133,6 +1136,12 @@ impl<'a> Verifier<'a> {
         match space {
             Space::Worklist => self.compatible(Ty::U32, var_ty, "worklist index"),
             Space::Nodes => self.compatible(Ty::Node, var_ty, "node variable"),
+            Space::SplitNodes => {
+                if self.module.graph.mesh {
+                    self.err("ForAll over the split nodes of a mesh".into());
+                }
+                self.compatible(Ty::U32, var_ty, "split part variable")
+            }
             Space::Triangles => {
                 if !self.module.graph.mesh {
                     self.err("ForAll over the triangles of a graph".into());
@@ -1580,6 +1589,17 @@ impl<'a> Verifier<'a> {
                     self.compatible(arg, *t, "graph query argument");
                 }
                 self.compatible(res, ty, "graph query result");
+            }
+            ExprKind::Split(q, _) => {
+                self.device_only(q.name());
+                if let Some(Some(t)) = operands.first() {
+                    self.compatible(Ty::U32, *t, "split part");
+                }
+                let res = match q {
+                    SplitQuery::Node => Ty::Node,
+                    SplitQuery::Begin | SplitQuery::End => Ty::Edge,
+                };
+                self.compatible(res, ty, "split query result");
             }
             ExprKind::Pop(_) => {
                 self.device_only("Pop");

@@ -50,7 +50,11 @@ fn space_exprs(space: &Space, out: &mut Vec<ExprId>) {
     match space {
         Space::Edges { node, .. } => out.push(*node),
         Space::Range { lo, hi } => out.extend([*lo, *hi]),
-        Space::Worklist | Space::Nodes | Space::Triangles | Space::Inspected => {}
+        Space::Worklist
+        | Space::Nodes
+        | Space::SplitNodes
+        | Space::Triangles
+        | Space::Inspected => {}
     }
 }
 
@@ -102,7 +106,7 @@ pub fn expr_operands(kind: &ExprKind) -> Vec<ExprId> {
         ExprKind::Element { index, .. } | ExprKind::ArrayElement { index, .. } => vec![*index],
         ExprKind::MeshQuery(_, args) => args.clone(),
         ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Pop(a) => vec![*a],
-        ExprKind::GraphQuery(_, a) => vec![*a],
+        ExprKind::GraphQuery(_, a) | ExprKind::Split(_, a) => vec![*a],
         ExprKind::Binary(_, a, b) => vec![*a, *b],
         ExprKind::Select {
             cond,

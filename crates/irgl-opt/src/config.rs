@@ -44,6 +44,10 @@ pub struct OptConfig {
     /// ... on graphs of at least this mean degree (edges per node; 0: every graph); on
     /// sparser ones every copy runs (with `drop_repeats` only).
     pub drop_repeats_degree: u32,
+    /// Kernels over the nodes that run over the parts of split nodes instead (`split_nodes`):
+    /// a node of more out-edges than a degree found when the program loads its graph is cut
+    /// into parts of at most that many edges, each part an item of the outer loop.
+    pub split_nodes: KernelSet,
     /// Check every index of a property element in kernels (off: only `main`'s and local
     /// arrays' indices are checked); a violation ends the program naming the kernel, the
     /// property and the index.
@@ -89,6 +93,7 @@ impl Default for OptConfig {
             retry_backoff: BackoffConfig::default(),
             drop_repeats: KernelSet::None,
             drop_repeats_degree: DROP_REPEATS_DEGREE,
+            split_nodes: KernelSet::None,
             check_indices: false,
             wide_edges: false,
             adapt: AdaptConfig::default(),
@@ -660,6 +665,12 @@ impl OptConfig {
                     self.drop_repeats
                 ));
             }
+            if self.split_nodes != KernelSet::None {
+                errors.push(format!(
+                    "--split-nodes {}: does not apply with --multi-gpu on: each GPU loops over the nodes of its part, which are not split (use --split-nodes none)",
+                    self.split_nodes
+                ));
+            }
         }
         if errors.is_empty() {
             Ok(())
@@ -790,6 +801,10 @@ impl OptConfig {
             args.push("--drop-repeats-degree".to_string());
             args.push(self.drop_repeats_degree.to_string());
         }
+        if self.split_nodes != KernelSet::None {
+            args.push("--split-nodes".to_string());
+            args.push(self.split_nodes.to_string());
+        }
         if self.multi_gpu {
             args.push("--multi-gpu".to_string());
             args.push("on".to_string());
@@ -859,6 +874,9 @@ impl OptConfig {
                     c.drop_repeats = KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
                 }
                 "--drop-repeats-degree" => c.drop_repeats_degree = number()?,
+                "--split-nodes" => {
+                    c.split_nodes = KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
+                }
                 "--retry-backoff" => {
                     c.retry_backoff.kernels =
                         KernelSet::parse(value).map_err(|e| format!("{flag} {e}"))?;
@@ -936,6 +954,9 @@ impl OptConfig {
             }
             if !given("--drop-repeats") {
                 c.drop_repeats = KernelSet::None;
+            }
+            if !given("--split-nodes") {
+                c.split_nodes = KernelSet::None;
             }
         }
         let defaults = OptConfig::default();

@@ -16,6 +16,7 @@ pub mod outline_iterations;
 pub mod run_asynchronously;
 pub mod schedule_nested_loops;
 pub mod settle_rounds;
+pub mod split_nodes;
 pub mod switch_asynchrony;
 pub mod unroll_pipes;
 
@@ -31,6 +32,7 @@ pub use outline_iterations::outline_iterations;
 pub use run_asynchronously::run_asynchronously;
 pub use schedule_nested_loops::schedule_nested_loops;
 pub use settle_rounds::settle_rounds;
+pub use split_nodes::split_nodes;
 pub use switch_asynchrony::switch_asynchrony;
 pub use unroll_pipes::unroll_pipes;
 

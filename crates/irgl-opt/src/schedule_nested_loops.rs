@@ -106,7 +106,7 @@ pub fn schedule_nested_loops(m: &mut Module, config: &OptConfig) -> Result<(), V
 }
 
 /// Whether a serial version of the kernel can pay on the graphs [`SerialRule`] picks: every
-/// outer loop of `plans` is over the nodes, in order (the order of the warp efficiency the
+/// outer loop of `plans` is over the nodes (or the parts of split nodes), in order (the order of the warp efficiency the
 /// rule measures: a worklist's items come in another), and every scheduled loop's iterations
 /// cost alike (no loop that runs until a `break`, whose trips depend on the data or on other
 /// threads, and no push, which the schedulers line up for aggregation, in its body).
@@ -120,7 +120,7 @@ fn serial_pays(kernel: &Kernel, plans: &[(StmtId, Vec<Scheduled>)]) -> bool {
         let over_nodes = matches!(
             &body.stmts[*outer].kind,
             StmtKind::ForAll(ForAll {
-                space: Space::Nodes,
+                space: Space::Nodes | Space::SplitNodes,
                 ..
             })
         );

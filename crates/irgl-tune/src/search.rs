@@ -224,6 +224,7 @@ mod tests {
                     async_local: false,
                     backoff: None,
                     drop: false,
+                    split: false,
                 },
                 OutlineChoice {
                     nodes: OutlineConfig::Outer,
@@ -232,6 +233,7 @@ mod tests {
                     async_local: false,
                     backoff: None,
                     drop: false,
+                    split: false,
                 },
             ],
             block_sizes: vec![256],

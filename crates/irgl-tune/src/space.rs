@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use irgl_analysis::{AsyncCandidates, OutlineTree};
+use irgl_analysis::{AsyncCandidates, OutlineTree, SplitCandidates};
 use irgl_diagnostics::Diagnostic;
 use irgl_driver::Source;
 use irgl_ir::{Block, Body, Chunk, GridSize, Module, Policy, StmtKind, visit};
@@ -66,6 +66,8 @@ pub struct OutlineChoice {
     pub backoff: Option<BackoffRounds>,
     /// Worklist kernels pop each node once per round, on every graph.
     pub drop: bool,
+    /// Kernels over the nodes run over the parts of split nodes (`--split-nodes all`).
+    pub split: bool,
 }
 
 /// The values of each option that can change a program's code.
@@ -160,6 +162,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         async_local: false,
         backoff: None,
         drop: false,
+        split: false,
     }];
     if nodes.is_empty() {
         fixed.push("outlining: no node of the outline tree can be outlined".to_string());
@@ -181,6 +184,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                     async_local: false,
                     backoff: None,
                     drop: false,
+                    split: false,
                 });
             }
         }
@@ -229,6 +233,23 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                 ..o.clone()
             }));
         }
+    }
+    // Each of them again over the parts of split nodes, where a kernel over the nodes can be.
+    if SplitCandidates::build(m)
+        .kernels
+        .iter()
+        .any(|(_, v)| v.is_ok())
+    {
+        let whole = outlines.clone();
+        outlines.extend(whole.iter().map(|o| OutlineChoice {
+            split: true,
+            ..o.clone()
+        }));
+    } else {
+        fixed.push(
+            "node splitting: no kernel over the nodes can run over the parts of split nodes"
+                .to_string(),
+        );
     }
     // Idle blocks waiting for a late owner under gd, where a loop takes gd and a loop is
     // outlined (the wait needs a cooperative launch).
@@ -325,6 +346,9 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
                             config.drop_repeats = KernelSet::All;
                             config.drop_repeats_degree = 0;
                         }
+                        if outline.split {
+                            config.split_nodes = KernelSet::All;
+                        }
                         config.grid_wait = grid_wait;
                         out.push(Variant {
                             name: name_of(&config),
@@ -339,7 +363,8 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
 }
 
 /// `baseline`, or the schedule, `agg-LEVEL`, `async` or `async-local`, `backoff` (then `-all`
-/// for every launch, `-cN` for a chunk of N items), `drop` (repeated pops dropped), `grid-wait`
+/// for every launch, `-cN` for a chunk of N items), `drop` (repeated pops dropped), `split`
+/// (kernels over the nodes run over the parts of split nodes), `grid-wait`
 /// (gd's idle blocks wait for late owners), `outline` (`outline-r1` for a named node, then `-GRID`
 /// for a grid other than the resident one) joined by `+`, and `-bN` for a block size other
 /// than the default.
@@ -374,6 +399,9 @@ fn name_of(c: &OptConfig) -> String {
     }
     if c.drop_repeats != KernelSet::None {
         parts.push("drop".to_string());
+    }
+    if c.split_nodes != KernelSet::None {
+        parts.push("split".to_string());
     }
     if c.grid_wait {
         parts.push("grid-wait".to_string());

@@ -405,10 +405,11 @@ fn emit(
             let lowered = lowered.expect("the pipeline lowers first");
             // Asynchrony is judged on the program as written (before it removes rounds).
             print_out(&format!(
-                "{}{}{}",
+                "{}{}{}{}",
                 irgl_analysis::OutlineTree::build(&m).render(&m),
                 irgl_analysis::AsyncCandidates::build(&lowered).render(&lowered),
-                irgl_analysis::SettleCandidates::build(&lowered).render(&lowered)
+                irgl_analysis::SettleCandidates::build(&lowered).render(&lowered),
+                irgl_analysis::SplitCandidates::build(&lowered).render(&lowered)
             ));
         }
     }

@@ -112,6 +112,14 @@ pub struct OptArgs {
     /// and has few edges to walk again, and every copy runs.
     #[arg(long, value_name = "D")]
     pub drop_repeats_degree: Option<u32>,
+    /// Kernels over the nodes that run over parts of split nodes (node splitting): `none`
+    /// (the default), `all` (every kernel it applies to, as `irglc emit outline` judges) or a
+    /// list of kernels. A node of more out-edges than a degree found when the program loads
+    /// its graph (the program's `--split-degree`: auto from the degree histogram, off, or a
+    /// number) is cut into parts of at most that many edges, each an item of the kernel's
+    /// loop, so that a hub's edges spread over many threads.
+    #[arg(long, value_name = "KERNELS", value_parser = KernelSet::parse)]
+    pub split_nodes: Option<KernelSet>,
     /// Retry backoff: `none`, `all` (every kernel with a `Retry`) or a list of kernels. The
     /// rounds over such a kernel's retry worklist hand each thread a run of consecutive
     /// items (items that conflict lie close together there), and all of them to one thread
@@ -357,6 +365,9 @@ impl OptArgs {
         }
         if let Some(d) = self.drop_repeats_degree {
             flag("--drop-repeats-degree", d.to_string());
+        }
+        if let Some(k) = &self.split_nodes {
+            flag("--split-nodes", k.to_string());
         }
         if let Some(k) = &self.retry_backoff {
             flag("--retry-backoff", k.to_string());
