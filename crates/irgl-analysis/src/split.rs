@@ -8,7 +8,8 @@
 //! before. The analysis accepts a kernel when all of these hold, and gives the first that
 //! fails as the reason otherwise:
 //! - its body is one outermost `ForAll` over the nodes, without a `Reduce` clause, in a
-//!   kernel without grid barriers, on a graph (not a mesh);
+//!   kernel without grid barriers whose rounds are not settled (`settle_rounds` judged its
+//!   items whole), on a graph (not a mesh);
 //! - outside its loops over the node's out-edges the item only computes locals and branches:
 //!   no store, atomic, push, reduction, lock or nested loop over anything else, so that
 //!   running it once per part does what running it once did;
@@ -91,6 +92,12 @@ enum Change {
 fn verdict(m: &Module, k: &Kernel) -> Result<LoopId, String> {
     if m.graph.mesh {
         return Err("its input is a mesh".into());
+    }
+    if k.settled {
+        return Err(
+            "its rounds run without grid barriers (settle_rounds), which judged its items whole"
+                .into(),
+        );
     }
     let body = &k.body;
     if visit::block_any(body, &body.block, &|s| matches!(s, StmtKind::GridSync)) {
