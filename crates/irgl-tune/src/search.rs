@@ -225,6 +225,7 @@ mod tests {
                     backoff: None,
                     drop: false,
                     split: false,
+                    settle: false,
                 },
                 OutlineChoice {
                     nodes: OutlineConfig::Outer,
@@ -234,6 +235,7 @@ mod tests {
                     backoff: None,
                     drop: false,
                     split: false,
+                    settle: false,
                 },
             ],
             block_sizes: vec![256],

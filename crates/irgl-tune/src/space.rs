@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use irgl_analysis::{AsyncCandidates, OutlineTree, SplitCandidates};
+use irgl_analysis::{AsyncCandidates, OutlineTree, SettleCandidates, SplitCandidates};
 use irgl_diagnostics::Diagnostic;
 use irgl_driver::Source;
 use irgl_ir::{Block, Body, Chunk, GridSize, Module, Policy, StmtKind, visit};
@@ -68,6 +68,8 @@ pub struct OutlineChoice {
     pub drop: bool,
     /// Kernels over the nodes run over the parts of split nodes (`--split-nodes all`).
     pub split: bool,
+    /// Outlined `Iterate Unordered` loops run without grid barriers (`--settle on`).
+    pub settle: bool,
 }
 
 /// The values of each option that can change a program's code.
@@ -163,6 +165,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
         backoff: None,
         drop: false,
         split: false,
+        settle: false,
     }];
     if nodes.is_empty() {
         fixed.push("outlining: no node of the outline tree can be outlined".to_string());
@@ -185,6 +188,7 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                     backoff: None,
                     drop: false,
                     split: false,
+                    settle: false,
                 });
             }
         }
@@ -233,6 +237,27 @@ pub fn dimensions(m: &Module, opts: &SpaceOptions) -> Dimensions {
                 ..o.clone()
             }));
         }
+    }
+    // Each outlined one in rounds again without grid barriers, where a loop settles.
+    let settles = SettleCandidates::build(m)
+        .regions
+        .iter()
+        .any(|(_, _, v)| v.is_ok());
+    if settles && !nodes.is_empty() {
+        let barriered: Vec<OutlineChoice> = outlines
+            .iter()
+            .filter(|o| o.nodes != OutlineConfig::None && !o.asynchronous)
+            .cloned()
+            .collect();
+        outlines.extend(barriered.iter().map(|o| OutlineChoice {
+            settle: true,
+            ..o.clone()
+        }));
+    } else {
+        fixed.push(
+            "rounds without barriers: no outlinable `Iterate Unordered` loop whose items settle"
+                .to_string(),
+        );
     }
     // Each of them again over the parts of split nodes, where a kernel over the nodes can be.
     if SplitCandidates::build(m)
@@ -349,6 +374,7 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
                         if outline.split {
                             config.split_nodes = KernelSet::All;
                         }
+                        config.settle = outline.settle;
                         config.grid_wait = grid_wait;
                         out.push(Variant {
                             name: name_of(&config),
@@ -364,7 +390,8 @@ pub fn variants(d: &Dimensions) -> Vec<Variant> {
 
 /// `baseline`, or the schedule, `agg-LEVEL`, `async` or `async-local`, `backoff` (then `-all`
 /// for every launch, `-cN` for a chunk of N items), `drop` (repeated pops dropped), `split`
-/// (kernels over the nodes run over the parts of split nodes), `grid-wait`
+/// (kernels over the nodes run over the parts of split nodes), `settle` (outlined `Iterate
+/// Unordered` loops without grid barriers), `grid-wait`
 /// (gd's idle blocks wait for late owners), `outline` (`outline-r1` for a named node, then `-GRID`
 /// for a grid other than the resident one) joined by `+`, and `-bN` for a block size other
 /// than the default.
@@ -402,6 +429,9 @@ fn name_of(c: &OptConfig) -> String {
     }
     if c.split_nodes != KernelSet::None {
         parts.push("split".to_string());
+    }
+    if c.settle {
+        parts.push("settle".to_string());
     }
     if c.grid_wait {
         parts.push("grid-wait".to_string());
