@@ -457,7 +457,7 @@ static int run(int argc, char** argv) {
   args.add<uint64_t>("gpus", 0, "GPUs to run on, the graph partitioned over them (0: every visible GPU)");
 {%- endif %}
 {%- if split %}
-  args.add<std::string>("split-degree", "auto", "the most out-edges a part of a split node has: auto (the top of the degree histogram's tallest bin, at least a resident thread's share of the edges and 32; nothing split on graphs without such a node), off, or a number");
+  args.add<std::string>("split-degree", "auto", "the most out-edges a part of a split node has: auto (the top of the degree histogram's tallest bin, at most a block's share of the edges over the resident grid, at least a resident thread's share and 32; nothing split on graphs where no node stands out), off, or a number");
 {%- endif %}
 {%- if grid_items %}
   args.add<std::string>("grid-min", "auto", "the trip count from which a nested loop hands an item to the whole grid: auto (a block's share of the graph's edges, at least 16 blocks' worth, and off on graphs without such a node), off, or a number");
