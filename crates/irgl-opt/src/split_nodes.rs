@@ -1,5 +1,5 @@
 //! `split_nodes`: a kernel over the nodes runs over the parts of split nodes (node
-//! splitting, after Sabne, Sakdhnagool and Eigenmann's load balancing by node splitting).
+//! splitting, as the seed paper on load balancing by node splitting cuts a graph's hubs).
 //!
 //! **Why.** A kernel whose outer loop takes one node per thread gives a hub's edges to one
 //! thread: on a star whose hub has a million edges, one thread walks them while the rest of
