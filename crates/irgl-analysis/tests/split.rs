@@ -200,3 +200,33 @@ fn a_read_of_a_global_the_kernel_updates_is_refused() {
     );
     assert!(why.contains("reads `total`"), "{why}");
 }
+
+/// A kernel whose rounds `settle_rounds` runs without barriers is refused before its item is
+/// read: the settle analysis judged its items whole (mis's `decide` at `-O2`).
+#[test]
+fn a_settled_kernel_is_refused() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../programs/mis.irgl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut sources = SourceMap::new();
+    let file = sources.add("mis.irgl".to_string(), text.clone());
+    let source = Source {
+        file,
+        name: "mis.irgl",
+        text: &text,
+    };
+    let (config, _) =
+        irgl_driver::options_from_words(source, &["-O2"], irgl_driver::OptLevel::O0).unwrap();
+    assert!(config.settle);
+    let m = irgl_driver::compile(source, &config).unwrap().module;
+    let k = m.kernel_named("decide").unwrap();
+    assert!(m.kernels[k].settled);
+    let why = SplitCandidates::build(&m)
+        .get(k)
+        .unwrap()
+        .clone()
+        .unwrap_err();
+    assert!(
+        why.contains("without grid barriers (settle_rounds)"),
+        "{why}"
+    );
+}
