@@ -136,9 +136,9 @@ fn verdict(m: &Module, k: &Kernel) -> Result<LoopId, String> {
 }
 
 /// What the kernel changes, and how.
-fn changes(body: &Body) -> BTreeMap<Place2, Change> {
-    let mut out: BTreeMap<Place2, Change> = BTreeMap::new();
-    let mut note = |p: Place2, c: Change| {
+fn changes(body: &Body) -> BTreeMap<Target, Change> {
+    let mut out: BTreeMap<Target, Change> = BTreeMap::new();
+    let mut note = |p: Target, c: Change| {
         out.entry(p)
             .and_modify(|old| {
                 if *old != c {
@@ -148,8 +148,8 @@ fn changes(body: &Body) -> BTreeMap<Place2, Change> {
             .or_insert(c);
     };
     let place = |p: &Place| match p {
-        Place::Element { prop, .. } => Some(Place2::Prop(*prop)),
-        Place::Global(g) => Some(Place2::Global(*g)),
+        Place::Element { prop, .. } => Some(Target::Prop(*prop)),
+        Place::Global(g) => Some(Target::Global(*g)),
         Place::Local(_) | Place::ArrayElement { .. } => None,
     };
     visit::walk_stmts(body, &body.block, &mut |s| match &body.stmts[s].kind {
@@ -158,7 +158,7 @@ fn changes(body: &Body) -> BTreeMap<Place2, Change> {
                 note(p, Change::Changed);
             }
         }
-        StmtKind::Accumulate(a) => note(Place2::Global(a.global), Change::Changed),
+        StmtKind::Accumulate(a) => note(Target::Global(a.global), Change::Changed),
         _ => {}
     });
     visit::walk_block_exprs(body, &body.block, &mut |e| match &body.exprs[e].kind {
@@ -172,9 +172,9 @@ fn changes(body: &Body) -> BTreeMap<Place2, Change> {
                 note(p, c);
             }
         }
-        ExprKind::FetchAdd { global, .. } => note(Place2::Global(*global), Change::Changed),
-        ExprKind::TryLock { locks, .. } => note(Place2::Prop(*locks), Change::Changed),
-        ExprKind::TryMarks { marks, .. } => note(Place2::Prop(*marks), Change::Changed),
+        ExprKind::FetchAdd { global, .. } => note(Target::Global(*global), Change::Changed),
+        ExprKind::TryLock { locks, .. } => note(Target::Prop(*locks), Change::Changed),
+        ExprKind::TryMarks { marks, .. } => note(Target::Prop(*marks), Change::Changed),
         _ => {}
     });
     out
@@ -182,7 +182,7 @@ fn changes(body: &Body) -> BTreeMap<Place2, Change> {
 
 /// A property or a global, as [`changes`] keys them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Place2 {
+enum Target {
     Prop(PropId),
     Global(GlobalId),
 }
@@ -192,7 +192,7 @@ struct Item<'a> {
     m: &'a Module,
     body: &'a Body,
     var: LocalId,
-    changes: &'a BTreeMap<Place2, Change>,
+    changes: &'a BTreeMap<Target, Change>,
     edge_loops: usize,
 }
 
@@ -304,8 +304,8 @@ impl Item<'_> {
                 ExprKind::TryLock { .. } | ExprKind::TryMarks { .. } => {
                     Some("outside its edge loops the item takes locks".to_string())
                 }
-                ExprKind::Element { prop, .. } => self.read(Place2::Prop(*prop)),
-                ExprKind::Global(g) => self.read(Place2::Global(*g)),
+                ExprKind::Element { prop, .. } => self.read(Target::Prop(*prop)),
+                ExprKind::Global(g) => self.read(Target::Global(*g)),
                 _ => None,
             };
         });
@@ -313,13 +313,13 @@ impl Item<'_> {
     }
 
     /// Why a read outside the edge loops of what the kernel changes is refused, if it is.
-    fn read(&self, p: Place2) -> Option<String> {
+    fn read(&self, p: Target) -> Option<String> {
         let name = match p {
-            Place2::Prop(id) => &self.m.graph.props[id.index()].name,
-            Place2::Global(id) => &self.m.globals[id.index()].name,
+            Target::Prop(id) => &self.m.graph.props[id.index()].name,
+            Target::Global(id) => &self.m.globals[id.index()].name,
         };
         match (p, self.changes.get(&p)) {
-            (_, None) | (Place2::Prop(_), Some(Change::Lowered | Change::Raised)) => None,
+            (_, None) | (Target::Prop(_), Some(Change::Lowered | Change::Raised)) => None,
             _ => Some(format!(
                 "outside its edge loops the item reads `{name}`, which the kernel changes (two parts could see the node in two states)"
             )),

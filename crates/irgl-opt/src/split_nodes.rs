@@ -69,13 +69,11 @@ fn split_loop(body: &mut Body, l: LoopId) {
     let StmtKind::ForAll(f) = &body.stmts[s].kind else {
         return;
     };
-    let (node, item) = (f.var, f.body.clone());
+    let node = f.var;
     let span = body.locals[node].span;
-    let part = body.add_local("irgl_part", Ty::U32, LocalKind::ForAllVar, span);
-    body.locals[node].kind = LocalKind::Let;
     // Each loop over the node's out-edges: the part's edges.
     let mut edge_loops = Vec::new();
-    visit::walk_stmts(body, &item, &mut |t| {
+    visit::walk_stmts(body, &f.body, &mut |t| {
         if let StmtKind::ForAll(inner) = &body.stmts[t].kind
             && let Space::Edges {
                 node: n,
@@ -86,6 +84,8 @@ fn split_loop(body: &mut Body, l: LoopId) {
             edge_loops.push(t);
         }
     });
+    let part = body.add_local("irgl_part", Ty::U32, LocalKind::ForAllVar, span);
+    body.locals[node].kind = LocalKind::Let;
     for t in edge_loops {
         let at = |body: &mut Body, q| {
             let p = body.add_expr(ExprKind::Local(part), Ty::U32, span);

@@ -69,8 +69,10 @@ struct Split {
     return further(v, q) ? __ldg(first + q) : __ldg(row_start + q);
   }
   __device__ __forceinline__ edge_t end(uint32_t v) const {
-    const edge_t b = begin(v);
-    const edge_t last = __ldg(row_start + node(v) + 1);
+    uint32_t q;
+    const bool f = further(v, q);
+    const edge_t b = f ? __ldg(first + q) : __ldg(row_start + q);
+    const edge_t last = __ldg(row_start + (f ? __ldg(owner + q) : q) + 1);
     return last - b > degree ? b + degree : last;
   }
 };
