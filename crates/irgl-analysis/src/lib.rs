@@ -17,6 +17,8 @@
 //!   reports), and why not.
 //! - [`split::SplitCandidates`]: which kernels over the nodes may run over the parts of
 //!   split nodes (a hub's edges cut into parts of at most the split degree), and why not.
+//! - [`effects::DataEffects`]: which properties and globals a kernel or an expression of
+//!   `main` reads and writes (what a control kernel's grid barriers separate).
 //! - [`partition::PartitionPlan`]: whether the program can run partitioned over several GPUs,
 //!   what each round would exchange, or why not.
 
@@ -24,6 +26,7 @@ pub mod asynchrony;
 pub mod cdg;
 pub mod cfg;
 pub mod dom;
+pub mod effects;
 pub mod outline;
 pub mod partition;
 pub mod settle;
@@ -34,6 +37,7 @@ pub use asynchrony::AsyncCandidates;
 pub use cdg::ControlDeps;
 pub use cfg::{Cfg, CfgNode, NodeKind};
 pub use dom::DomTree;
+pub use effects::{DataEffects, PlaceSet};
 pub use outline::{OutlineKind, OutlineNode, OutlineTree};
 pub use partition::PartitionPlan;
 pub use settle::SettleCandidates;

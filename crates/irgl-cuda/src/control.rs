@@ -9,17 +9,23 @@
 //!
 //! Grid barriers separate what conflicts, and only that: the emitter keeps the [`Hazards`]
 //! since the last barrier (what was read and written, by resource: each worklist view, the
-//! two words of the reduction flag, the state block, the graph's data) and puts a barrier
-//! before a statement that writes what was read or written since, or reads what was written
-//! since. A launch reads the graph's data and the worklists, and writes the data, the lists
-//! its kernel pushes to and the flag it contributes to (a kernel with a grid barrier of its
-//! own: everything). A worklist swap renames the views in the hazards, so that they stay in
-//! the names the code uses; a new reduction (`irgl::RoundFlag::start`, every thread, no write)
-//! takes the flag's other word and renames the two. Control flow: an
-//! `if` joins the hazards of its paths; a loop's body starts from hazards that cover both its
-//! entry and its back edge (found by emitting the body aside until they agree), so that a
-//! barrier goes only where an access of one round conflicts with one of the round before;
-//! after the loop come the hazards of its breaks and of its head.
+//! two words of the reduction flag, the state block, what launches keep of their own, and
+//! each property, array and global of the program's data, as `irgl_analysis::DataEffects`
+//! finds them) and puts a barrier before a statement that writes what was read or written
+//! since, or reads what was written since. A launch reads and writes the places its kernel
+//! does, reads the worklists, and writes the lists its kernel pushes to and the flag it
+//! contributes to (a kernel with a grid barrier of its own: everything); two launches are
+//! always a barrier apart. So a leader's write of `level_start` needs no barrier before a
+//! kernel that does not touch it. A worklist swap renames the views in the hazards, so that
+//! they stay in the names the code uses; a new reduction (`irgl::RoundFlag::start`, every
+//! thread, no write) takes the flag's other word and renames the two. Control flow: an `if`
+//! joins the hazards of its paths, and where the first conflict after it is with the
+//! hazards of some paths only (and not with what came after the join), the barrier goes at
+//! the end of those paths instead ([`Sink`]), so that the others pass without one (bfs-do's
+//! push rounds: the pull step's barrier is its own); a loop's body starts from hazards that
+//! cover both its entry and its back edge (found by emitting the body aside until they
+//! agree), so that a barrier goes only where an access of one round conflicts with one of the
+//! round before; after the loop come the hazards of its breaks and of its head.
 //!
 //! A leader's worklist clear that nothing has touched since the last barrier, with only
 //! straight-line code and stops between, joins that barrier as its action
@@ -31,6 +37,7 @@
 //! worklists' roles and why it stopped early (an overflow, an `Initial` item out of range) to
 //! a state block that the host reads back.
 
+use irgl_analysis::DataEffects;
 use irgl_ir::*;
 
 use crate::Side;
@@ -65,8 +72,24 @@ pub(crate) struct ControlCtx {
     pub breaks: Vec<Hazards>,
     pub continues: Vec<Option<Hazards>>,
     pub hoist: Option<Hoist>,
+    /// After an `if` some of whose paths end clean: where the others end, while the barrier
+    /// their hazards call for may still go there instead of after the join.
+    pub sink: Option<Sink>,
     /// Which version of the control kernel this is.
     pub version: ControlVersion,
+}
+
+/// The paths of an `if` and what happened since they joined. The first statement after the
+/// join that conflicts with the hazards of some paths but not with those of the others, nor
+/// with those since the join, gets its barrier at the end of each path it conflicts with
+/// instead: the other paths then pass without one.
+#[derive(Clone, Debug)]
+pub(crate) struct Sink {
+    /// For each path: where its last line ends in the writer's text (in increasing order),
+    /// its indentation there, its hazards, and whether a barrier may go there.
+    pub ends: Vec<(usize, usize, Hazards, bool)>,
+    /// The hazards since the join.
+    pub since: Hazards,
 }
 
 /// A version of a control kernel. A control has one for each combination that its kernels'
@@ -123,50 +146,87 @@ fn view(w: WorklistRef) -> String {
     format!("irgl_{}", wl_name(w))
 }
 
-/// What the threads of a control kernel read and wrote since the last grid barrier, as sets of
-/// resources (the `Hazards::IN` ... bits).
+/// What the threads of a control kernel read and wrote since the last grid barrier: sets of
+/// resources (the `Hazards::IN` ... bits) and of data places (the properties and globals of
+/// [`PlaceSet`](irgl_analysis::PlaceSet)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Hazards {
-    pub reads: u8,
-    pub writes: u8,
+    pub reads: u16,
+    pub writes: u16,
+    pub data: DataEffects,
 }
 
 impl Hazards {
     /// The input worklist's view: its items and its count.
-    pub const IN: u8 = 1;
-    pub const OUT: u8 = 2;
-    pub const RETRY: u8 = 4;
+    pub const IN: u16 = 1;
+    pub const OUT: u16 = 2;
+    pub const RETRY: u16 = 4;
     /// The Any/All reduction flag.
-    pub const FLAG: u8 = 8;
+    pub const FLAG: u16 = 8;
     /// The state block (the `Initial` check's report).
-    pub const STATE: u8 = 16;
-    /// Graph properties and globals.
-    pub const DATA: u8 = 32;
+    pub const STATE: u16 = 16;
+    /// What a launch keeps of its own besides the program's data (the tables of `gd`, of
+    /// repeated pops, of the split graph's parts, the device's error flag): every launch reads
+    /// and writes it, so that two launches are always a barrier apart.
+    pub const LAUNCH: u16 = 32;
     /// The reduction flag's other word (`irgl::RoundFlag`), which the next reduction takes.
-    pub const FLAG2: u8 = 64;
+    pub const FLAG2: u16 = 64;
     /// The task queue of asynchronous kernels (its counters and stop flag).
-    pub const QUEUE: u8 = 128;
-    pub const ALL: u8 = 255;
+    pub const QUEUE: u16 = 128;
+    pub const ALL: u16 = 255;
 
-    pub fn is_empty(self) -> bool {
-        self.reads == 0 && self.writes == 0
+    /// Reads and writes of resources, no data.
+    pub fn bits(reads: u16, writes: u16) -> Hazards {
+        Hazards {
+            reads,
+            writes,
+            data: DataEffects::default(),
+        }
     }
 
-    /// Whether reading `reads` and writing `writes` now needs a barrier first.
-    pub fn conflicts(self, reads: u8, writes: u8) -> bool {
-        writes & (self.reads | self.writes) != 0 || reads & self.writes != 0
+    /// Reads and writes of data, no other resource.
+    pub fn of_data(data: DataEffects) -> Hazards {
+        Hazards {
+            reads: 0,
+            writes: 0,
+            data,
+        }
+    }
+
+    /// Every resource and every place.
+    pub fn all() -> Hazards {
+        Hazards {
+            reads: Hazards::ALL,
+            writes: Hazards::ALL,
+            data: DataEffects::ALL,
+        }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.reads == 0 && self.writes == 0 && self.data == DataEffects::default()
+    }
+
+    /// Whether doing `next` now needs a barrier first: it writes what was read or written
+    /// since the last one, or reads what was written.
+    pub fn conflicts(self, next: Hazards) -> bool {
+        let pending = self.data.reads.union(self.data.writes);
+        next.writes & (self.reads | self.writes) != 0
+            || next.reads & self.writes != 0
+            || next.data.writes.intersects(pending)
+            || next.data.reads.intersects(self.data.writes)
     }
 
     pub fn join(self, other: Hazards) -> Hazards {
         Hazards {
             reads: self.reads | other.reads,
             writes: self.writes | other.writes,
+            data: self.data.join(other.data),
         }
     }
 
     /// The hazards after the views of the input list and of `other` are swapped.
-    pub fn swapped(self, other: u8) -> Hazards {
-        let swap = |set: u8| {
+    pub fn swapped(self, other: u16) -> Hazards {
+        let swap = |set: u16| {
             let mut out = set & !(Hazards::IN | other);
             if set & Hazards::IN != 0 {
                 out |= other;
@@ -179,12 +239,13 @@ impl Hazards {
         Hazards {
             reads: swap(self.reads),
             writes: swap(self.writes),
+            data: self.data,
         }
     }
 
     /// The hazards after a reduction starts on the flag's other word.
     pub fn flag_swapped(self) -> Hazards {
-        let swap = |set: u8| {
+        let swap = |set: u16| {
             let mut out = set & !(Hazards::FLAG | Hazards::FLAG2);
             if set & Hazards::FLAG != 0 {
                 out |= Hazards::FLAG2;
@@ -197,10 +258,11 @@ impl Hazards {
         Hazards {
             reads: swap(self.reads),
             writes: swap(self.writes),
+            data: self.data,
         }
     }
 
-    pub fn worklist(w: WorklistRef) -> u8 {
+    pub fn worklist(w: WorklistRef) -> u16 {
         match w {
             WorklistRef::In => Hazards::IN,
             WorklistRef::Out => Hazards::OUT,
@@ -209,16 +271,14 @@ impl Hazards {
     }
 }
 
-/// What a launch of a kernel with `facts` reads and writes (see the module's header).
-pub(crate) fn launch_hazards(facts: &KernelFacts) -> Hazards {
+/// What a launch of a kernel with `facts` and the data effects `data` reads and writes (see
+/// the module's header).
+pub(crate) fn launch_hazards(facts: &KernelFacts, data: DataEffects) -> Hazards {
     if facts.cooperative {
-        return Hazards {
-            reads: Hazards::ALL,
-            writes: Hazards::ALL,
-        };
+        return Hazards::all();
     }
-    let mut reads = Hazards::DATA;
-    let mut writes = Hazards::DATA;
+    let mut reads = Hazards::LAUNCH;
+    let mut writes = Hazards::LAUNCH;
     if facts.uses_worklist {
         reads |= Hazards::IN | Hazards::OUT | Hazards::RETRY;
     }
@@ -236,26 +296,43 @@ pub(crate) fn launch_hazards(facts: &KernelFacts) -> Hazards {
         reads |= Hazards::QUEUE;
         writes |= Hazards::QUEUE;
     }
-    Hazards { reads, writes }
+    Hazards {
+        reads,
+        writes,
+        data,
+    }
 }
 
-/// The device state that evaluating `exprs` in a control kernel reads.
-pub(crate) fn device_reads(body: &Body, exprs: &[ExprId]) -> u8 {
+/// What a launch of kernel `k` of `m` reads and writes; every place where the program runs
+/// over several GPUs (its exchanges follow the launches).
+pub(crate) fn kernel_hazards(m: &Module, k: &Kernel) -> Hazards {
+    let data = if m.partitioned.is_some() {
+        DataEffects::ALL
+    } else {
+        DataEffects::of_kernel(m, k)
+    };
+    launch_hazards(&k.facts(), data)
+}
+
+/// The device state that evaluating `exprs` in a control kernel touches: the worklists'
+/// sizes and the reduction's result it reads, and the data it reads (and writes, where an
+/// atomic is among them).
+pub(crate) fn device_access(m: &Module, body: &Body, exprs: &[ExprId]) -> Hazards {
     let mut reads = 0;
     for &e in exprs {
         visit::walk_expr(body, e, &mut |x| {
             reads |= match &body.exprs[x].kind {
                 ExprKind::WorklistSize(w) => Hazards::worklist(*w),
                 ExprKind::ReduceResult => Hazards::FLAG,
-                ExprKind::Global(_)
-                | ExprKind::Element { .. }
-                | ExprKind::Atomic { .. }
-                | ExprKind::FetchAdd { .. } => Hazards::DATA,
                 _ => 0,
             };
         });
     }
-    reads
+    Hazards {
+        reads,
+        writes: 0,
+        data: DataEffects::of_exprs(m, body, exprs),
+    }
 }
 
 fn state_name(c: &Control) -> String {
@@ -425,6 +502,7 @@ fn control_kernel_text(m: &Module, c: &Control, version: ControlVersion) -> Stri
         breaks: Vec::new(),
         continues: Vec::new(),
         hoist: None,
+        sink: None,
         version,
     });
     e.w.line("const bool irgl_leader = blockIdx.x == 0 && threadIdx.x == 0;");
@@ -455,7 +533,7 @@ fn control_kernel_text(m: &Module, c: &Control, version: ControlVersion) -> Stri
     if switch {
         // The switch measures the nodes reached since this control began; its choice lives in
         // registers, the same in every thread.
-        e.need(0, Hazards::QUEUE | Hazards::STATE);
+        e.need_bits(0, Hazards::QUEUE | Hazards::STATE);
         e.w.line("irgl_queue.clear_seen();  // the switch counts the nodes reached from here");
         e.w.line("if (irgl_leader) irgl_state->sw.start(irgl::global_ns());");
         e.w.line("uint32_t irgl_sw_mode = irgl_state->sw.mode;  // rounds or asynchrony (irgl/switch.cuh)");
@@ -547,6 +625,25 @@ impl Emitter<'_> {
     pub(crate) fn set_hazards(&mut self, h: Hazards) {
         if let Some(c) = self.control.as_mut() {
             c.hazards = h;
+            c.sink = None;
+        }
+    }
+
+    /// After an `if` whose paths ended with `ends` (for each, where its last line ends, its
+    /// indentation, its hazards, and whether it can take a barrier there): the hazards of the
+    /// join, and the paths kept for a barrier that only some of them need ([`Sink`]).
+    pub(crate) fn join_paths(&mut self, ends: &[(usize, usize, Hazards, bool)]) {
+        let joined = ends
+            .iter()
+            .fold(Hazards::default(), |j, &(_, _, h, _)| j.join(h));
+        self.set_hazards(joined);
+        if let Some(c) = self.control.as_mut()
+            && ends.len() > 1
+        {
+            c.sink = Some(Sink {
+                ends: ends.to_vec(),
+                since: Hazards::default(),
+            });
         }
     }
 
@@ -569,6 +666,7 @@ impl Emitter<'_> {
         }
         let c = self.ctx();
         c.hazards = Hazards::default();
+        c.sink = None;
         c.hoist = Some(Hoist {
             at,
             views: [0, 1, 2],
@@ -580,6 +678,7 @@ impl Emitter<'_> {
     pub(crate) fn end_straight_line(&mut self) {
         if let Some(c) = self.control.as_mut() {
             c.hoist = None;
+            c.sink = None;
         }
     }
 
@@ -590,21 +689,55 @@ impl Emitter<'_> {
         }
     }
 
-    /// Before reading `reads` and writing `writes`: a barrier if that conflicts with what is
-    /// pending; then they are pending.
-    pub(crate) fn need(&mut self, reads: u8, writes: u8) {
-        if self.hazards().conflicts(reads, writes) {
-            self.barrier();
+    /// Before doing `next`: a barrier if that conflicts with what is pending (at the ends of
+    /// an `if`'s paths that left it pending, where the others ended clean: [`Sink`]); then it
+    /// is pending.
+    pub(crate) fn need(&mut self, next: Hazards) {
+        let Some(c) = self.control.as_mut() else {
+            return;
+        };
+        if !c.hazards.conflicts(next) {
+            if let Some(sink) = c.sink.as_mut() {
+                sink.since = sink.since.join(next);
+            }
+            c.hazards = c.hazards.join(next);
+            return;
         }
-        let h = self.hazards().join(Hazards { reads, writes });
+        if let Some(sink) = c.sink.take()
+            && !sink.since.conflicts(next)
+        {
+            let (hit, missed): (Vec<_>, Vec<_>) = sink
+                .ends
+                .iter()
+                .partition(|&&(_, _, h, _)| h.conflicts(next));
+            if !missed.is_empty() && hit.iter().all(|&&(_, _, _, ok)| ok) {
+                // Later ends first, so that the earlier positions stay where they are.
+                for &&(at, level, _, _) in hit.iter().rev() {
+                    self.w.insert_line(at, level, "irgl::grid_sync();");
+                }
+                c.hazards = missed
+                    .iter()
+                    .fold(sink.since, |j, &&(_, _, h, _)| j.join(h))
+                    .join(next);
+                c.hoist = None;
+                return;
+            }
+        }
+        self.barrier();
+        let h = self.hazards().join(next);
         self.set_hazards(h);
+    }
+
+    /// [`Self::need`] of resources only.
+    pub(crate) fn need_bits(&mut self, reads: u16, writes: u16) {
+        self.need(Hazards::bits(reads, writes));
     }
 
     /// Before evaluating `exprs` in a control kernel (no-op elsewhere).
     pub(crate) fn need_reads(&mut self, exprs: &[ExprId]) {
         if self.control.is_some() {
-            let reads = device_reads(self.body(), exprs);
-            self.need(reads, 0);
+            let access = device_access(self.m(), self.body(), exprs);
+            self.need(access);
         }
     }
 
@@ -616,7 +749,7 @@ impl Emitter<'_> {
         let pending = self.hazards();
         let c = self.ctx();
         if let Some(h) = c.hoist.as_mut()
-            && !pending.conflicts(0, bit)
+            && !pending.conflicts(Hazards::bits(0, bit))
         {
             h.actions
                 .push(format!("{}.clear_device();", view(ROLES[h.views[role(w)]])));
@@ -628,12 +761,12 @@ impl Emitter<'_> {
             ));
             return;
         }
-        self.control_effect(&[format!("{name}.clear_device();")], bit);
+        self.control_effect(&[format!("{name}.clear_device();")], Hazards::bits(0, bit));
     }
 
-    /// An effect on device state by one thread, that writes `writes`.
-    pub(crate) fn control_effect(&mut self, lines: &[String], writes: u8) {
-        self.need(0, writes);
+    /// An effect on device state by one thread, that does `effect`.
+    pub(crate) fn control_effect(&mut self, lines: &[String], effect: Hazards) {
+        self.need(effect);
         self.w.open("if (irgl_leader) {");
         for l in lines {
             self.w.line(l);
@@ -737,11 +870,12 @@ impl Emitter<'_> {
                     _ => "irgl_queue".to_string(),
                 };
                 let call = self.call_text_queue(called, l, &queue);
-                let mut effects = launch_hazards(&facts);
+                // The launch, and the arguments every thread evaluates for it.
+                let mut effects = kernel_hazards(m, k).join(device_access(m, self.body(), &l.args));
                 if let Some(a) = switched {
-                    effects = effects.join(launch_hazards(&m.kernels[a].facts()));
+                    effects = effects.join(kernel_hazards(m, &m.kernels[a]));
                 }
-                self.need(effects.reads, effects.writes);
+                self.need(effects);
                 // The list the next round pops: what a yield leaves goes there.
                 let next = match switched.and_then(|a| m.kernels[a].asynchronous) {
                     Some(Asynchrony::Respawns) => "irgl_retry",
@@ -820,7 +954,7 @@ impl Emitter<'_> {
                     self.w.line("irgl_sw_left = irgl_state->sw.rounds_next();");
                     self.w.close("}");
                 }
-                let mut pushed: Vec<(u8, &str)> = Vec::new();
+                let mut pushed: Vec<(u16, &str)> = Vec::new();
                 if facts.pushes {
                     pushed.push((Hazards::OUT, "irgl_out"));
                 }
@@ -832,7 +966,7 @@ impl Emitter<'_> {
                     pushed.push((Hazards::QUEUE, "irgl_queue"));
                 }
                 if !pushed.is_empty() {
-                    self.need(pushed.iter().fold(0, |r, (bit, _)| r | bit), 0);
+                    self.need_bits(pushed.iter().fold(0, |r, (bit, _)| r | bit), 0);
                     let tests: Vec<String> = pushed
                         .iter()
                         .map(|(_, view)| format!("{view}.overflowed()"))
@@ -848,7 +982,7 @@ impl Emitter<'_> {
                     "irgl_out.clear_device();".into(),
                     "irgl_retry.clear_device();".into(),
                 ],
-                Hazards::IN | Hazards::OUT | Hazards::RETRY,
+                Hazards::bits(0, Hazards::IN | Hazards::OUT | Hazards::RETRY),
             ),
             StmtKind::WorklistInit(init) => {
                 let g = cpp(&self.m().graph.name);
@@ -873,21 +1007,23 @@ impl Emitter<'_> {
                     Initial::AllNodes => {}
                 }
                 match init {
-                    Initial::List(_) => self.control_effect(&lines, Hazards::IN | Hazards::STATE),
+                    Initial::List(_) => {
+                        self.control_effect(&lines, Hazards::bits(0, Hazards::IN | Hazards::STATE))
+                    }
                     Initial::AllNodes => {
                         // Cleared by one thread, filled by all, counted by one.
-                        self.control_effect(&lines, Hazards::IN);
-                        self.need(0, Hazards::IN);
+                        self.control_effect(&lines, Hazards::bits(0, Hazards::IN));
+                        self.need_bits(0, Hazards::IN);
                         self.w.line(format!(
                             "for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < {g}.csr.nnodes; i += blockDim.x * gridDim.x) irgl_in.write(0ull, i, i);"
                         ));
-                        self.need(0, Hazards::IN);
+                        self.need_bits(0, Hazards::IN);
                         self.w.line(format!(
                             "if (irgl_leader) irgl_in.ctl->count = {g}.csr.nnodes;"
                         ));
                     }
                 }
-                self.need(Hazards::IN | Hazards::STATE, 0);
+                self.need_bits(Hazards::IN | Hazards::STATE, 0);
                 self.w.open(
                     "if (*reinterpret_cast<volatile uint32_t*>(&irgl_state->bad_initial) != 0u || irgl_in.overflowed()) {",
                 );
@@ -948,8 +1084,8 @@ impl Emitter<'_> {
             .clone();
         let m = self.m();
         let k = &m.kernels[launch.kernel];
-        let effects = launch_hazards(&k.facts());
-        self.need(effects.reads, effects.writes);
+        let effects = kernel_hazards(m, k).join(device_access(m, body, &launch.args));
+        self.need(effects);
         let call = self.call_text(launch.kernel, &launch);
         let index = self.call_index(launch.kernel);
         self.w.open(format!(
@@ -1195,39 +1331,56 @@ impl Emitter<'_> {
 #[cfg(test)]
 mod tests {
     use super::{Hazards, launch_hazards};
+    use irgl_analysis::{DataEffects, PlaceSet};
     use irgl_ir::KernelFacts;
 
     #[test]
     fn conflicts_are_write_after_anything_and_read_after_write() {
-        let read_in = Hazards {
-            reads: Hazards::IN,
-            writes: 0,
-        };
-        assert!(!read_in.conflicts(Hazards::IN, 0), "reads do not conflict");
+        let read_in = Hazards::bits(Hazards::IN, 0);
         assert!(
-            read_in.conflicts(0, Hazards::IN),
+            !read_in.conflicts(Hazards::bits(Hazards::IN, 0)),
+            "reads do not conflict"
+        );
+        assert!(
+            read_in.conflicts(Hazards::bits(0, Hazards::IN)),
             "a write after a read does"
         );
         assert!(
-            !read_in.conflicts(0, Hazards::OUT),
+            !read_in.conflicts(Hazards::bits(0, Hazards::OUT)),
             "other resources do not"
         );
-        let wrote_flag = Hazards {
-            reads: 0,
-            writes: Hazards::FLAG,
-        };
-        assert!(wrote_flag.conflicts(Hazards::FLAG, 0));
-        assert!(wrote_flag.conflicts(0, Hazards::FLAG));
-        assert!(!wrote_flag.conflicts(Hazards::IN, Hazards::OUT));
+        let wrote_flag = Hazards::bits(0, Hazards::FLAG);
+        assert!(wrote_flag.conflicts(Hazards::bits(Hazards::FLAG, 0)));
+        assert!(wrote_flag.conflicts(Hazards::bits(0, Hazards::FLAG)));
+        assert!(!wrote_flag.conflicts(Hazards::bits(Hazards::IN, Hazards::OUT)));
         assert!(Hazards::default().is_empty() && !read_in.is_empty());
     }
 
     #[test]
-    fn a_swap_renames_the_views() {
-        let h = Hazards {
-            reads: Hazards::OUT | Hazards::FLAG,
-            writes: Hazards::IN,
+    fn data_conflicts_by_place() {
+        let (a, b) = (PlaceSet(1), PlaceSet(2));
+        let read_a = Hazards::of_data(DataEffects {
+            reads: a,
+            writes: PlaceSet::EMPTY,
+        });
+        let write = |p| {
+            Hazards::of_data(DataEffects {
+                reads: PlaceSet::EMPTY,
+                writes: p,
+            })
         };
+        assert!(read_a.conflicts(write(a)), "a write after a read of it");
+        assert!(!read_a.conflicts(write(b)), "a write of another place");
+        assert!(write(a).conflicts(read_a), "a read after a write of it");
+        assert!(write(a).conflicts(write(a)), "two writes of one place");
+        assert!(!write(a).conflicts(write(b)));
+        assert!(read_a.conflicts(Hazards::all()), "everything");
+        assert!(!read_a.is_empty());
+    }
+
+    #[test]
+    fn a_swap_renames_the_views() {
+        let h = Hazards::bits(Hazards::OUT | Hazards::FLAG, Hazards::IN);
         let s = h.swapped(Hazards::OUT);
         assert_eq!(s.reads, Hazards::IN | Hazards::FLAG);
         assert_eq!(s.writes, Hazards::OUT);
@@ -1239,21 +1392,19 @@ mod tests {
 
     #[test]
     fn a_new_reduction_takes_the_other_word() {
-        let h = Hazards {
-            reads: Hazards::FLAG | Hazards::IN,
-            writes: Hazards::FLAG2,
-        };
+        let h = Hazards::bits(Hazards::FLAG | Hazards::IN, Hazards::FLAG2);
         let s = h.flag_swapped();
         assert_eq!(s.reads, Hazards::FLAG2 | Hazards::IN);
         assert_eq!(s.writes, Hazards::FLAG);
         assert_eq!(s.flag_swapped(), h, "twice is the identity");
         // The last round's read of its result does not stop the next round's contributions.
-        let read_result = Hazards {
-            reads: Hazards::FLAG,
-            writes: 0,
-        };
-        assert!(read_result.conflicts(0, Hazards::FLAG));
-        assert!(!read_result.flag_swapped().conflicts(0, Hazards::FLAG));
+        let read_result = Hazards::bits(Hazards::FLAG, 0);
+        assert!(read_result.conflicts(Hazards::bits(0, Hazards::FLAG)));
+        assert!(
+            !read_result
+                .flag_swapped()
+                .conflicts(Hazards::bits(0, Hazards::FLAG))
+        );
     }
 
     #[test]
@@ -1265,19 +1416,28 @@ mod tests {
             has_forall: true,
             ..KernelFacts::default()
         };
-        let h = launch_hazards(&bfs);
-        assert_eq!(h.writes, Hazards::OUT | Hazards::DATA);
+        let data = DataEffects {
+            reads: PlaceSet(3),
+            writes: PlaceSet(1),
+        };
+        let h = launch_hazards(&bfs, data);
+        assert_eq!(h.writes, Hazards::OUT | Hazards::LAUNCH);
         assert_eq!(
             h.reads,
-            Hazards::IN | Hazards::OUT | Hazards::RETRY | Hazards::DATA
+            Hazards::IN | Hazards::OUT | Hazards::RETRY | Hazards::LAUNCH
+        );
+        assert_eq!(h.data, data, "the kernel's places");
+        assert!(
+            h.conflicts(launch_hazards(&bfs, DataEffects::default())),
+            "two launches are a barrier apart"
         );
         let relax = KernelFacts {
             reduces: true,
             has_forall: true,
             ..KernelFacts::default()
         };
-        let h = launch_hazards(&relax);
-        assert_eq!(h.writes, Hazards::FLAG | Hazards::DATA);
+        let h = launch_hazards(&relax, data);
+        assert_eq!(h.writes, Hazards::FLAG | Hazards::LAUNCH);
         assert_eq!(h.reads & Hazards::IN, 0, "no worklist, no list read");
         let retrying = KernelFacts {
             uses_worklist: true,
@@ -1285,13 +1445,13 @@ mod tests {
             ..KernelFacts::default()
         };
         assert_eq!(
-            launch_hazards(&retrying).writes,
-            Hazards::RETRY | Hazards::DATA
+            launch_hazards(&retrying, data).writes,
+            Hazards::RETRY | Hazards::LAUNCH
         );
         let sync = KernelFacts {
             cooperative: true,
             ..KernelFacts::default()
         };
-        assert_eq!(launch_hazards(&sync).writes, Hazards::ALL);
+        assert_eq!(launch_hazards(&sync, data), Hazards::all());
     }
 }

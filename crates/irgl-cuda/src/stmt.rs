@@ -186,8 +186,15 @@ impl<'a> Emitter<'a> {
             StmtKind::Assign { place, op, value } => {
                 let text = self.assignment(place, *op, *value);
                 if self.control.is_some() && !matches!(place, Place::Local(_)) {
-                    // Device state written from a control kernel: by one thread.
-                    self.control_effect(&[format!("{text};")], Hazards::DATA);
+                    // Device state written from a control kernel: by one thread. (An element of an
+                    // array local is not a place of the data's: taken as all of it.)
+                    let places = match place {
+                        Place::Global(_) | Place::Element { .. } => {
+                            irgl_analysis::DataEffects::of_stmt(self.m(), self.body(), s)
+                        }
+                        _ => irgl_analysis::DataEffects::ALL,
+                    };
+                    self.control_effect(&[format!("{text};")], Hazards::of_data(places));
                 } else {
                     self.w.line(format!("{text};"));
                 }
@@ -235,10 +242,10 @@ impl<'a> Emitter<'a> {
                 self.w.open(format!("if ({}) {{", self.x.cond(*cond)));
                 let start = self.hazards();
                 self.block(then_block);
-                let mut joined = self.hazards();
-                self.else_chain(else_block, start, &mut joined);
-                self.set_hazards(joined);
+                let mut ends = vec![self.path_end(then_block)];
+                self.else_chain(else_block, start, &mut ends);
                 self.end_straight_line();
+                self.join_paths(&ends);
             }
             StmtKind::Loop(l) => self.loop_stmt(s, l),
             StmtKind::Break => {
@@ -298,11 +305,17 @@ impl<'a> Emitter<'a> {
     }
 
     /// `} else {` ... `}`, with `else if` for an else block that is one `if`. Every branch
-    /// starts from the hazards `start` (of a control kernel) and `joined` gathers their ends.
-    fn else_chain(&mut self, else_block: &Block, start: Hazards, joined: &mut Hazards) {
+    /// starts from the hazards `start` (of a control kernel) and `ends` gathers where each
+    /// path ends ([`Self::path_end`]; an empty `else` is a path that cannot take a line).
+    fn else_chain(
+        &mut self,
+        else_block: &Block,
+        start: Hazards,
+        ends: &mut Vec<(usize, usize, Hazards, bool)>,
+    ) {
         let body = self.body();
         if else_block.is_empty() {
-            *joined = joined.join(start);
+            ends.push((0, 0, start, false));
             self.w.close("}");
             return;
         }
@@ -318,16 +331,29 @@ impl<'a> Emitter<'a> {
             self.w.level_up();
             self.set_hazards(start);
             self.block(then_block);
-            *joined = joined.join(self.hazards());
-            self.else_chain(else_block, start, joined);
+            ends.push(self.path_end(then_block));
+            self.else_chain(else_block, start, ends);
             return;
         }
         self.w.close("} else {");
         self.w.level_up();
         self.set_hazards(start);
         self.block(else_block);
-        *joined = joined.join(self.hazards());
+        ends.push(self.path_end(else_block));
         self.w.close("}");
+    }
+
+    /// Where the path of `block`, just emitted, ends: the position and indentation of its next
+    /// line, its hazards, and whether a barrier may go there (the block does not end by
+    /// leaving it: a barrier after a `break` would be dead code).
+    fn path_end(&self, block: &Block) -> (usize, usize, Hazards, bool) {
+        let leaves = block.last().is_some_and(|&last| {
+            matches!(
+                self.body().stmts[last].kind,
+                StmtKind::Break | StmtKind::Continue
+            )
+        });
+        (self.w.mark(), self.w.level(), self.hazards(), !leaves)
     }
 
     /// In a control kernel, before statement `s`: a barrier if what it reads (of an `if`,
@@ -352,12 +378,10 @@ impl<'a> Emitter<'a> {
             }
             _ => {}
         }
-        let reads = crate::control::device_reads(body, &exprs);
-        let writes = match kind {
-            StmtKind::Eval(_) => Hazards::DATA,
-            _ => 0,
-        };
-        self.need(reads, writes);
+        // What the statement reads (and an atomic among its expressions, as `Eval` has,
+        // writes).
+        let access = crate::control::device_access(self.m(), body, &exprs);
+        self.need(access);
     }
 
     /// `place op= value` without the `;`.
@@ -504,15 +528,16 @@ impl<'a> Emitter<'a> {
     fn loop_head(&mut self, l: &Loop) -> Option<Hazards> {
         let c = self.control.as_ref()?;
         let entry = c.hazards;
-        let reads = crate::control::device_reads(self.body(), l.cond.as_slice());
+        let reads = crate::control::device_access(self.m(), self.body(), l.cond.as_slice());
         let mut start = entry;
         let mut settled = None;
-        // Each round adds a resource or stops: the sets are bounded.
-        for _ in 0..=2 * 8 {
-            if start.conflicts(reads, 0) {
+        // Each round adds a resource or a place or stops: the sets are bounded (16 resource
+        // bits and 64 place bits, read and written).
+        for _ in 0..=2 * (16 + 64) {
+            if start.conflicts(reads) {
                 break;
             }
-            let head = start.join(Hazards { reads, writes: 0 });
+            let head = start.join(reads);
             let end = self.aside(|e| {
                 e.enter_loop(Some(head));
                 e.set_hazards(head);
@@ -571,6 +596,7 @@ impl<'a> Emitter<'a> {
             && let Some(Some(top)) = c.continues.last()
         {
             c.hazards = c.hazards.join(*top);
+            c.sink = None;
         }
     }
 

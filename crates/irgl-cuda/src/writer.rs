@@ -55,6 +55,13 @@ impl Writer {
         self.out.replace_range(at + indent..end, text);
     }
 
+    /// Inserts `text` as a line at indentation `level` at `at`, the start of a line (a
+    /// [`Writer::mark`]); what follows moves down.
+    pub fn insert_line(&mut self, at: usize, level: usize, text: &str) {
+        let line = format!("{}{text}\n", "  ".repeat(level));
+        self.out.insert_str(at, &line);
+    }
+
     pub fn finish(self) -> String {
         self.out
     }

@@ -183,6 +183,75 @@ fn barriers_separate_only_what_conflicts() {
     assert_eq!(barriers_per_round(&nf.cuda), 5, "{}", nf.cuda);
 }
 
+/// The grid barriers of the first control kernel.
+fn control_barriers(cuda: &str) -> usize {
+    let control = &cuda[cuda.find("irgl_control0(G").expect("a control kernel")..];
+    let control = &control[..control.find("irgl_done:").unwrap_or(control.len())];
+    control
+        .lines()
+        .map(str::trim)
+        .filter(|l| *l == "irgl::grid_sync();" || l.starts_with("irgl::grid_sync_then("))
+        .count()
+}
+
+#[test]
+fn a_barrier_separates_only_what_touches_one_place() {
+    // bc's forward round: a barrier after the kernel (its pushes and `found` are read), and one
+    // between every thread's read of `found` and the next round's additions to it; the
+    // leader's write of `level_start`, which `forward` does not touch, needs none of its own.
+    let bc = common::compile("programs/bc.irgl", &common::config("--outline outer"));
+    assert_eq!(barriers_per_round(&bc.cuda), 2, "{}", bc.cuda);
+    // The leader's write of `a` before a launch: a barrier between them where the kernel reads
+    // `a` (and one before the next write, after the kernel's reads), none where it does not.
+    let text = |body: &str| {
+        format!(
+            "graph g {{\n  node x: u32;\n}}\narray a: u32[4];\noutput x;\n\
+             Kernel k(graph g) {{\n  ForAll (v In g.nodes) {{\n    {body}\n  }}\n}}\n\
+             main {{\n  let i: u32 = 0;\n  while (i < 3) {{\n    a[0] = i;\n    Invoke k(g);\n    i += 1;\n  }}\n}}\n"
+        )
+    };
+    let config = common::config("--outline outer");
+    let reads = common::compile_text("reads.irgl", &text("g.x[v] = a[0];"), &config);
+    let other = common::compile_text("other.irgl", &text("g.x[v] += 1;"), &config);
+    assert_eq!(control_barriers(&reads.cuda), 2, "{}", reads.cuda);
+    assert_eq!(control_barriers(&other.cuda), 1, "{}", other.cuda);
+}
+
+#[test]
+fn a_barrier_that_one_path_needs_goes_at_its_end() {
+    // bfs-do: the pull step's writes are read after the `if` that chooses between pulling and
+    // pushing, whose push path ends with its own barrier: the barrier goes at the end of the
+    // pull path, and a push round has two (before the kernel, against the reads of the
+    // counters it adds to, and after it).
+    let c = common::compile("programs/bfs-do.irgl", &common::config("--outline outer"));
+    let cuda = &c.cuda;
+    let read = cuda
+        .find("unsigned long long now = visited;")
+        .expect("the counters' read");
+    let pull = cuda[..read].rfind("if (pull) {").expect("the choice");
+    let push = pull + cuda[pull..].find("} else {").expect("the push path");
+    let barrier = |l: &str| l == "irgl::grid_sync();" || l.starts_with("irgl::grid_sync_then(");
+    let lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    let pull_path = lines(&cuda[pull..push]);
+    assert_eq!(
+        pull_path.last().map(String::as_str),
+        Some("irgl::grid_sync();"),
+        "the pull path's barrier at its end: {cuda}"
+    );
+    let push_path = lines(&cuda[push..read]);
+    assert_eq!(
+        push_path.last().map(String::as_str),
+        Some("}"),
+        "no barrier after the join: {cuda}"
+    );
+    assert_eq!(push_path.iter().filter(|l| barrier(l)).count(), 2, "{cuda}");
+}
+
 #[test]
 fn a_clear_joins_a_barrier_only_across_straight_line_code() {
     // The clear after the retry loop's swap is in the loop's body, after its head: it cannot
