@@ -1,26 +1,12 @@
 //! Data effects: the places (properties, arrays, globals) that kernels and expressions of
 //! `main` read and write, which a control kernel's grid barriers separate.
 
-use std::path::Path;
+mod common;
+
+use common::{compile, program};
 
 use irgl_analysis::{DataEffects, PlaceSet};
-use irgl_diagnostics::SourceMap;
-use irgl_driver::{OptConfig, Source};
 use irgl_ir::{Module, StmtKind, visit};
-
-fn compile(name: &str, text: &str) -> Module {
-    let mut sources = SourceMap::new();
-    let file = sources.add(name.to_string(), text.to_string());
-    let source = Source { file, name, text };
-    irgl_driver::compile(source, &OptConfig::default())
-        .unwrap_or_else(|d| panic!("{name}: {d:?}"))
-        .module
-}
-
-fn program(name: &str) -> Module {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../programs/{name}.irgl"));
-    compile(name, &std::fs::read_to_string(path).unwrap())
-}
 
 /// The places named, as a set.
 fn places(m: &Module, names: &[&str]) -> PlaceSet {

@@ -2,26 +2,13 @@
 //! partition`'s text for every program), and small programs that each break one rule, with
 //! the reason, or keep them, with what each round would exchange.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{compile, workspace};
 
 use irgl_analysis::PartitionPlan;
 use irgl_analysis::partition::{PushDelivery, Sync};
-use irgl_diagnostics::SourceMap;
-use irgl_driver::{OptConfig, Source};
 use irgl_ir::{AtomicOp, Module};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn compile(name: &str, text: &str) -> Module {
-    let mut sources = SourceMap::new();
-    let file = sources.add(name.to_string(), text.to_string());
-    let source = Source { file, name, text };
-    irgl_driver::compile(source, &OptConfig::default())
-        .unwrap_or_else(|d| panic!("{name}: {d:?}"))
-        .module
-}
 
 fn plan_of(kernels: &str) -> (Module, PartitionPlan) {
     let text = format!(

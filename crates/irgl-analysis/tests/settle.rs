@@ -2,21 +2,13 @@
 //! loop that settles, and small loops that each break one rule of the analysis, with the
 //! reason it gives.
 
+mod common;
+
+use common::compile;
+
 use std::path::Path;
 
 use irgl_analysis::SettleCandidates;
-use irgl_diagnostics::SourceMap;
-use irgl_driver::{OptConfig, Source};
-use irgl_ir::Module;
-
-fn compile(name: &str, text: &str) -> Module {
-    let mut sources = SourceMap::new();
-    let file = sources.add(name.to_string(), text.to_string());
-    let source = Source { file, name, text };
-    irgl_driver::compile(source, &OptConfig::default())
-        .unwrap_or_else(|d| panic!("{name}: {d:?}"))
-        .module
-}
 
 /// The verdict on the one `Iterate Unordered` of a program of kernel `k` over
 /// `graph g { node key: u32; node out: bool; }` with `global total: u64`.

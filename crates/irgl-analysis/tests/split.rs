@@ -1,26 +1,11 @@
 //! Which kernels over the nodes may run over the parts of split nodes: the shipped programs'
 //! verdicts, and small kernels that each break one rule of the analysis, with the reason.
 
-use std::path::Path;
+mod common;
+
+use common::{compile, program};
 
 use irgl_analysis::SplitCandidates;
-use irgl_diagnostics::SourceMap;
-use irgl_driver::{OptConfig, Source};
-use irgl_ir::Module;
-
-fn compile(name: &str, text: &str) -> Module {
-    let mut sources = SourceMap::new();
-    let file = sources.add(name.to_string(), text.to_string());
-    let source = Source { file, name, text };
-    irgl_driver::compile(source, &OptConfig::default())
-        .unwrap_or_else(|d| panic!("{name}: {d:?}"))
-        .module
-}
-
-fn program(name: &str) -> Module {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../programs/{name}.irgl"));
-    compile(name, &std::fs::read_to_string(path).unwrap())
-}
 
 /// The verdict on kernel `k` of a program over
 /// `graph g { node key: u32; node acc: u32; edge w: u32; }` with `global total: u32`.
@@ -205,19 +190,8 @@ fn a_read_of_a_global_the_kernel_updates_is_refused() {
 /// read: the settle analysis judged its items whole (mis's `decide` at `-O2`).
 #[test]
 fn a_settled_kernel_is_refused() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../programs/mis.irgl");
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut sources = SourceMap::new();
-    let file = sources.add("mis.irgl".to_string(), text.clone());
-    let source = Source {
-        file,
-        name: "mis.irgl",
-        text: &text,
-    };
-    let (config, _) =
-        irgl_driver::options_from_words(source, &["-O2"], irgl_driver::OptLevel::O0).unwrap();
+    let (config, m) = common::program_at("mis", &["-O2"]);
     assert!(config.settle);
-    let m = irgl_driver::compile(source, &config).unwrap().module;
     let k = m.kernel_named("decide").unwrap();
     assert!(m.kernels[k].settled);
     let why = SplitCandidates::build(&m)
