@@ -129,6 +129,8 @@ pub(crate) struct Hoist {
     views: [usize; 3],
     /// The actions so far.
     actions: Vec<String>,
+    /// The comment that says what the barrier orders (empty: none).
+    why: String,
 }
 
 /// The worklist roles, in the order of the views' indices (`irgl_roles`, [`Hoist::views`]).
@@ -209,11 +211,18 @@ impl Hazards {
     /// Whether doing `next` now needs a barrier first: it writes what was read or written
     /// since the last one, or reads what was written.
     pub fn conflicts(self, next: Hazards) -> bool {
+        let (resources, places) = self.conflict(next);
+        resources != 0 || !places.is_empty()
+    }
+
+    /// What of `self` (pending) and `next` conflicts: the resources and the places, as sets.
+    pub fn conflict(self, next: Hazards) -> (u16, irgl_analysis::PlaceSet) {
+        let resources = (next.writes & (self.reads | self.writes)) | (next.reads & self.writes);
         let pending = self.data.reads.union(self.data.writes);
-        next.writes & (self.reads | self.writes) != 0
-            || next.reads & self.writes != 0
-            || next.data.writes.intersects(pending)
-            || next.data.reads.intersects(self.data.writes)
+        let places = irgl_analysis::PlaceSet(
+            (next.data.writes.0 & pending.0) | (next.data.reads.0 & self.data.writes.0),
+        );
+        (resources, places)
     }
 
     pub fn join(self, other: Hazards) -> Hazards {
@@ -333,6 +342,47 @@ pub(crate) fn device_access(m: &Module, body: &Body, exprs: &[ExprId]) -> Hazard
         writes: 0,
         data: DataEffects::of_exprs(m, body, exprs),
     }
+}
+
+/// A grid barrier's line: `irgl::grid_sync();`, or with `actions`
+/// `irgl::grid_sync_then([&] { ... });`, and the comment `why`.
+fn barrier_text(actions: &[String], why: &str) -> String {
+    let call = if actions.is_empty() {
+        "irgl::grid_sync();".to_string()
+    } else {
+        format!("irgl::grid_sync_then([&] {{ {} }});", actions.join(" "))
+    };
+    if why.is_empty() {
+        call
+    } else {
+        format!("{call}  {why}")
+    }
+}
+
+/// The names of the places in `set`: `m`'s properties, arrays and globals; `all data` for
+/// every place.
+fn place_names(m: &Module, set: irgl_analysis::PlaceSet) -> Vec<String> {
+    if set == irgl_analysis::PlaceSet::ALL {
+        return vec!["all data".to_string()];
+    }
+    let props = m.graph.props.iter().map(|p| p.name.as_str());
+    let globals = m.globals.iter().map(|g| g.name.as_str());
+    let all: Vec<&str> = props.chain(globals).collect();
+    let mut names: Vec<String> = all
+        .iter()
+        .take(63)
+        .enumerate()
+        .filter(|&(i, _)| set.0 & (1u64 << i) != 0)
+        .map(|(_, name)| name.to_string())
+        .collect();
+    if set.0 & (1u64 << 63) != 0 {
+        // The last bit stands for every place from the 64th on.
+        names.push(match &all[63..] {
+            [only] => only.to_string(),
+            _ => "the places from the 64th on".to_string(),
+        });
+    }
+    names
 }
 
 fn state_name(c: &Control) -> String {
@@ -652,18 +702,22 @@ impl Emitter<'_> {
         self.barrier_then(Vec::new());
     }
 
+    /// A grid barrier before `next`, which conflicts with what is pending: its comment names
+    /// what it orders.
+    fn barrier_for(&mut self, next: Hazards) {
+        let why = self.orders(self.hazards(), next);
+        self.barrier_line(Vec::new(), why);
+    }
+
     /// A grid barrier whose last arrival runs `actions` (one thread, before it releases the
     /// others); a clear may join them.
     fn barrier_then(&mut self, actions: Vec<String>) {
+        self.barrier_line(actions, String::new());
+    }
+
+    fn barrier_line(&mut self, actions: Vec<String>, why: String) {
         let at = self.w.mark();
-        if actions.is_empty() {
-            self.w.line("irgl::grid_sync();");
-        } else {
-            self.w.line(format!(
-                "irgl::grid_sync_then([&] {{ {} }});",
-                actions.join(" ")
-            ));
-        }
+        self.w.line(barrier_text(&actions, &why));
         let c = self.ctx();
         c.hazards = Hazards::default();
         c.sink = None;
@@ -671,7 +725,32 @@ impl Emitter<'_> {
             at,
             views: [0, 1, 2],
             actions,
+            why,
         });
+    }
+
+    /// The comment of a barrier between `pending` and `next`: `// orders: ` and what of them
+    /// conflicts (the worklist views, the flag, the launches, the properties and globals).
+    fn orders(&self, pending: Hazards, next: Hazards) -> String {
+        let (resources, places) = pending.conflict(next);
+        let mut names: Vec<String> = [
+            (Hazards::IN, "irgl_in"),
+            (Hazards::OUT, "irgl_out"),
+            (Hazards::RETRY, "irgl_retry"),
+            (Hazards::FLAG | Hazards::FLAG2, "the reduction flag"),
+            (Hazards::STATE, "the state block"),
+            (Hazards::QUEUE, "the task queue"),
+            (Hazards::LAUNCH, "the launches"),
+        ]
+        .iter()
+        .filter(|(bit, _)| resources & bit != 0)
+        .map(|(_, name)| name.to_string())
+        .collect();
+        names.extend(place_names(self.m(), places));
+        if names.is_empty() {
+            return String::new();
+        }
+        format!("// orders: {}", names.join(", "))
     }
 
     /// Control flow branches or joins here: no clear after it may join a barrier before it.
@@ -690,8 +769,8 @@ impl Emitter<'_> {
     }
 
     /// Before doing `next`: a barrier if that conflicts with what is pending (at the ends of
-    /// an `if`'s paths that left it pending, where the others ended clean: [`Sink`]); then it
-    /// is pending.
+    /// the paths of an `if` that left the conflict pending, where the others did not:
+    /// [`Sink`]); then it is pending.
     pub(crate) fn need(&mut self, next: Hazards) {
         let Some(c) = self.control.as_mut() else {
             return;
@@ -712,9 +791,14 @@ impl Emitter<'_> {
                 .partition(|&&(_, _, h, _)| h.conflicts(next));
             if !missed.is_empty() && hit.iter().all(|&&(_, _, _, ok)| ok) {
                 // Later ends first, so that the earlier positions stay where they are.
-                for &&(at, level, _, _) in hit.iter().rev() {
-                    self.w.insert_line(at, level, "irgl::grid_sync();");
+                let whys: Vec<String> = hit
+                    .iter()
+                    .map(|&&(_, _, h, _)| self.orders(h, next))
+                    .collect();
+                for (&&(at, level, _, _), why) in hit.iter().zip(&whys).rev() {
+                    self.w.insert_line(at, level, &barrier_text(&[], why));
                 }
+                let c = self.control.as_mut().expect("in a control kernel");
                 c.hazards = missed
                     .iter()
                     .fold(sink.since, |j, &&(_, _, h, _)| j.join(h))
@@ -723,7 +807,7 @@ impl Emitter<'_> {
                 return;
             }
         }
-        self.barrier();
+        self.barrier_for(next);
         let h = self.hazards().join(next);
         self.set_hazards(h);
     }
@@ -753,7 +837,7 @@ impl Emitter<'_> {
         {
             h.actions
                 .push(format!("{}.clear_device();", view(ROLES[h.views[role(w)]])));
-            let text = format!("irgl::grid_sync_then([&] {{ {} }});", h.actions.join(" "));
+            let text = barrier_text(&h.actions, &h.why);
             let at = h.at;
             self.w.replace_line(at, &text);
             self.w.line(format!(

@@ -151,8 +151,7 @@ fn barriers_per_round(cuda: &str) -> usize {
         depth += line.matches('{').count();
         depth -= line.matches('}').count();
         let line = line.trim();
-        barriers +=
-            usize::from(line == "irgl::grid_sync();" || line.starts_with("irgl::grid_sync_then("));
+        barriers += usize::from(is_barrier(line));
         if depth == 0 {
             break;
         }
@@ -190,8 +189,13 @@ fn control_barriers(cuda: &str) -> usize {
     control
         .lines()
         .map(str::trim)
-        .filter(|l| *l == "irgl::grid_sync();" || l.starts_with("irgl::grid_sync_then("))
+        .filter(|l| is_barrier(l))
         .count()
+}
+
+/// Whether a (trimmed) line is a grid barrier, with or without an action and a comment.
+fn is_barrier(line: &str) -> bool {
+    line.starts_with("irgl::grid_sync();") || line.starts_with("irgl::grid_sync_then(")
 }
 
 #[test]
@@ -201,6 +205,12 @@ fn a_barrier_separates_only_what_touches_one_place() {
     // leader's write of `level_start`, which `forward` does not touch, needs none of its own.
     let bc = common::compile("programs/bc.irgl", &common::config("--outline outer"));
     assert_eq!(barriers_per_round(&bc.cuda), 2, "{}", bc.cuda);
+    // Each barrier's comment says what it orders.
+    assert!(
+        bc.cuda.contains("irgl::grid_sync();  // orders: found\n"),
+        "{}",
+        bc.cuda
+    );
     // The leader's write of `a` before a launch: a barrier between them where the kernel reads
     // `a` (and one before the next write, after the kernel's reads), none where it does not.
     let text = |body: &str| {
@@ -230,7 +240,6 @@ fn a_barrier_that_one_path_needs_goes_at_its_end() {
         .expect("the counters' read");
     let pull = cuda[..read].rfind("if (pull) {").expect("the choice");
     let push = pull + cuda[pull..].find("} else {").expect("the push path");
-    let barrier = |l: &str| l == "irgl::grid_sync();" || l.starts_with("irgl::grid_sync_then(");
     let lines = |text: &str| -> Vec<String> {
         text.lines()
             .map(|l| l.trim().to_string())
@@ -240,8 +249,8 @@ fn a_barrier_that_one_path_needs_goes_at_its_end() {
     let pull_path = lines(&cuda[pull..push]);
     assert_eq!(
         pull_path.last().map(String::as_str),
-        Some("irgl::grid_sync();"),
-        "the pull path's barrier at its end: {cuda}"
+        Some("irgl::grid_sync();  // orders: visited"),
+        "the pull path's barrier at its end, for the counters it wrote: {cuda}"
     );
     let push_path = lines(&cuda[push..read]);
     assert_eq!(
@@ -249,7 +258,11 @@ fn a_barrier_that_one_path_needs_goes_at_its_end() {
         Some("}"),
         "no barrier after the join: {cuda}"
     );
-    assert_eq!(push_path.iter().filter(|l| barrier(l)).count(), 2, "{cuda}");
+    assert_eq!(
+        push_path.iter().filter(|l| is_barrier(l)).count(),
+        2,
+        "{cuda}"
+    );
 }
 
 #[test]
