@@ -85,11 +85,24 @@ pub(crate) struct ControlCtx {
 /// instead: the other paths then pass without one.
 #[derive(Clone, Debug)]
 pub(crate) struct Sink {
-    /// For each path: where its last line ends in the writer's text (in increasing order),
-    /// its indentation there, its hazards, and whether a barrier may go there.
-    pub ends: Vec<(usize, usize, Hazards, bool)>,
+    /// Where each path ends, in increasing order of position.
+    pub ends: Vec<PathEnd>,
     /// The hazards since the join.
     pub since: Hazards,
+}
+
+/// Where a path of an `if` ends.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PathEnd {
+    /// Where its next line starts in the writer's text (a [`Writer::mark`]).
+    pub at: usize,
+    /// The indentation there.
+    pub level: usize,
+    /// The hazards the path leaves.
+    pub hazards: Hazards,
+    /// Whether a barrier may go there (the path does not end by leaving its block; an `else`
+    /// that is not written has no place for one).
+    pub open: bool,
 }
 
 /// A version of a control kernel. A control has one for each combination that its kernels'
@@ -679,13 +692,12 @@ impl Emitter<'_> {
         }
     }
 
-    /// After an `if` whose paths ended with `ends` (for each, where its last line ends, its
-    /// indentation, its hazards, and whether it can take a barrier there): the hazards of the
-    /// join, and the paths kept for a barrier that only some of them need ([`Sink`]).
-    pub(crate) fn join_paths(&mut self, ends: &[(usize, usize, Hazards, bool)]) {
+    /// After an `if` whose paths ended at `ends`: the hazards of the join, and the paths kept
+    /// for a barrier that only some of them need ([`Sink`]).
+    pub(crate) fn join_paths(&mut self, ends: &[PathEnd]) {
         let joined = ends
             .iter()
-            .fold(Hazards::default(), |j, &(_, _, h, _)| j.join(h));
+            .fold(Hazards::default(), |j, e| j.join(e.hazards));
         self.set_hazards(joined);
         if let Some(c) = self.control.as_mut()
             && ends.len() > 1
@@ -785,23 +797,18 @@ impl Emitter<'_> {
         if let Some(sink) = c.sink.take()
             && !sink.since.conflicts(next)
         {
-            let (hit, missed): (Vec<_>, Vec<_>) = sink
-                .ends
-                .iter()
-                .partition(|&&(_, _, h, _)| h.conflicts(next));
-            if !missed.is_empty() && hit.iter().all(|&&(_, _, _, ok)| ok) {
+            let (hit, missed): (Vec<&PathEnd>, Vec<&PathEnd>) =
+                sink.ends.iter().partition(|e| e.hazards.conflicts(next));
+            if !missed.is_empty() && hit.iter().all(|e| e.open) {
                 // Later ends first, so that the earlier positions stay where they are.
-                let whys: Vec<String> = hit
-                    .iter()
-                    .map(|&&(_, _, h, _)| self.orders(h, next))
-                    .collect();
-                for (&&(at, level, _, _), why) in hit.iter().zip(&whys).rev() {
-                    self.w.insert_line(at, level, &barrier_text(&[], why));
+                for e in hit.iter().rev() {
+                    let why = self.orders(e.hazards, next);
+                    self.w.insert_line(e.at, e.level, &barrier_text(&[], &why));
                 }
                 let c = self.control.as_mut().expect("in a control kernel");
                 c.hazards = missed
                     .iter()
-                    .fold(sink.since, |j, &&(_, _, h, _)| j.join(h))
+                    .fold(sink.since, |j, e| j.join(e.hazards))
                     .join(next);
                 c.hoist = None;
                 return;

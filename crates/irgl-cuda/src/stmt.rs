@@ -5,7 +5,7 @@
 use irgl_ir::*;
 
 use crate::Side;
-use crate::control::Hazards;
+use crate::control::{Hazards, PathEnd};
 use crate::expr::{Exprs, c_type, value_literal};
 use crate::names::cpp;
 use crate::writer::Writer;
@@ -307,15 +307,15 @@ impl<'a> Emitter<'a> {
     /// `} else {` ... `}`, with `else if` for an else block that is one `if`. Every branch
     /// starts from the hazards `start` (of a control kernel) and `ends` gathers where each
     /// path ends ([`Self::path_end`]; an empty `else` is a path that cannot take a line).
-    fn else_chain(
-        &mut self,
-        else_block: &Block,
-        start: Hazards,
-        ends: &mut Vec<(usize, usize, Hazards, bool)>,
-    ) {
+    fn else_chain(&mut self, else_block: &Block, start: Hazards, ends: &mut Vec<PathEnd>) {
         let body = self.body();
         if else_block.is_empty() {
-            ends.push((0, 0, start, false));
+            ends.push(PathEnd {
+                at: 0,
+                level: 0,
+                hazards: start,
+                open: false,
+            });
             self.w.close("}");
             return;
         }
@@ -346,14 +346,19 @@ impl<'a> Emitter<'a> {
     /// Where the path of `block`, just emitted, ends: the position and indentation of its next
     /// line, its hazards, and whether a barrier may go there (the block does not end by
     /// leaving it: a barrier after a `break` would be dead code).
-    fn path_end(&self, block: &Block) -> (usize, usize, Hazards, bool) {
+    fn path_end(&self, block: &Block) -> PathEnd {
         let leaves = block.last().is_some_and(|&last| {
             matches!(
                 self.body().stmts[last].kind,
                 StmtKind::Break | StmtKind::Continue
             )
         });
-        (self.w.mark(), self.w.level(), self.hazards(), !leaves)
+        PathEnd {
+            at: self.w.mark(),
+            level: self.w.level(),
+            hazards: self.hazards(),
+            open: !leaves,
+        }
     }
 
     /// In a control kernel, before statement `s`: a barrier if what it reads (of an `if`,
