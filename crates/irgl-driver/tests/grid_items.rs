@@ -175,7 +175,7 @@ fn graphs_without_hubs_run_the_kernels_versions_without_gd() {
     assert!(bfs.contains(
         "auto* const irgl_control = h.grid_min != 0u ? irgl_control0 : irgl_control0_nogd;"
     ));
-    assert!(bfs.contains("__global__ void __launch_bounds__(BLOCK) irgl_control0_nogd("));
+    assert!(bfs.contains("__global__ void __launch_bounds__(BLOCK, 4) irgl_control0_nogd("));
     assert!(function(&bfs, "irgl_control0_nogd").contains("irgl_dev_bfs_nogd("));
     assert!(!function(&bfs, "irgl_control0_nogd").contains("irgl_dev_bfs("));
     // Times name the version that ran, messages the kernel of the source.

@@ -54,8 +54,8 @@ fn o0_is_the_baseline_and_every_program_compiles_cleanly_at_every_level() {
 fn o2_chooses_from_the_program_not_its_name() {
     // bfs: nested edge loops that end their item and reduce nothing, and a worklist
     // Iterate: gd+tb+wp+fg (hubs to the grid, in a version of the kernel that the program
-    // runs where a node is that long), outlined on a grid that the graph chooses when the
-    // program runs, and repeated pops dropped on dense graphs (its kernel does nothing more
+    // runs where a node is that long), outlined on 4 blocks per multiprocessor (no kernel it
+    // repeats sweeps every node), and repeated pops dropped on dense graphs (its kernel does nothing more
     // on a second pass over a node).
     let (c, chosen) = resolve(&program("programs/bfs.irgl"), &[]).unwrap();
     assert_eq!(chosen.level, OptLevel::O2);
@@ -64,7 +64,7 @@ fn o2_chooses_from_the_program_not_its_name() {
         [
             "--nested gd+tb+wp+fg",
             "--outline outer",
-            "--outline-grid auto",
+            "--outline-grid 4sm",
             "--drop-repeats all"
         ]
     );
@@ -75,7 +75,7 @@ fn o2_chooses_from_the_program_not_its_name() {
     );
     assert_eq!(
         c.canonical(),
-        "-O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
+        "-O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid 4sm --drop-repeats all"
     );
     // -O1 has no gd; nor has a program whose every scheduled loop reduces (pr-pull's sum,
     // mis's look for a neighbour of higher priority).
@@ -88,9 +88,15 @@ fn o2_chooses_from_the_program_not_its_name() {
     }
     let cuda = common::compile("programs/bfs.irgl", &c).cuda;
     assert!(
-        cuda.contains("(h.hg.nedges < 12ull * h.hg.nnodes ? irgl::sm_count() : 0)"),
-        "the control kernel's launch picks its grid by the average degree"
+        cuda.contains("irgl_control, 4 * irgl::sm_count(), BLOCK,"),
+        "the control kernel runs on 4 blocks per multiprocessor"
     );
+    assert!(cuda.contains("__global__ void __launch_bounds__(BLOCK, 4) irgl_control0("));
+    // bc: its backward loop sweeps a level's slice (a range), not every node: a frontier's
+    // grid too.
+    let (c, chosen) = resolve(&program("programs/bc.irgl"), &[]).unwrap();
+    assert!(flags(&chosen).contains(&"--outline-grid 4sm"));
+    assert_eq!(c.outline_grid, irgl_ir::GridSize::PerSm(4));
     // pr: a loop of all-node sweeps: outlined on every resident block.
     let (c, chosen) = resolve(&program("programs/pr.irgl"), &[]).unwrap();
     assert!(flags(&chosen).contains(&"--outline-grid resident"));
@@ -109,10 +115,7 @@ fn o2_chooses_from_the_program_not_its_name() {
     // sssp-nf: Respawn is not a conflict; its one-time init does not size the rounds.
     let (c, _) = resolve(&program("programs/sssp-nf.irgl"), &[]).unwrap();
     assert_eq!(c.grid, irgl_ir::LaunchGrid::Resident);
-    assert_eq!(
-        c.outline_grid,
-        irgl_ir::GridSize::Auto(irgl_ir::AUTO_GRID_DEGREE)
-    );
+    assert_eq!(c.outline_grid, irgl_ir::GridSize::PerSm(4));
 }
 
 #[test]

@@ -78,8 +78,11 @@ fn on_a_grid_chosen_by_the_graph_the_switch_runs_where_rounds_are_small_and_roun
         "programs/sssp-wl.irgl",
         "programs/sssp-nf.irgl",
     ] {
-        let plain = common::compile(rel, &config(rel, "-O2"));
-        let c = common::compile(rel, &config(rel, "-O2 --async-switch on"));
+        let plain = common::compile(rel, &config(rel, "-O2 --outline-grid auto"));
+        let c = common::compile(
+            rel,
+            &config(rel, "-O2 --outline-grid auto --async-switch on"),
+        );
         // The switched control is compiled for the grid it runs on: one block per
         // multiprocessor (ptxas left to itself spilled it).
         let switched = global_function(&c.cuda, "irgl_control0");

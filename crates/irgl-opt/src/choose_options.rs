@@ -23,11 +23,14 @@
 //!   grid. Such a kernel also gets a version without `gd`, launched on graphs where no node is
 //!   that long, so that those graphs run the code of `tb+wp+fg`, registers and all.
 //! - `-O2`, outlining: the outermost outlinable `Iterate`s, `Pipe`s and host loops run as
-//!   control kernels (`--outline outer`). Their grid: when every kernel that `main` repeats
-//!   pops a worklist, `auto` (a round's work is its worklist: chosen by the graph when the
-//!   program runs, one block per multiprocessor on graphs of low average degree, whose many
-//!   small rounds want a cheap barrier, every resident block on the others); every resident
-//!   block when one sweeps all nodes (each round is as large as the graph).
+//!   control kernels (`--outline outer`). Their grid: every resident block when a kernel
+//!   that `main` repeats sweeps all nodes or triangles (each round is as large as the graph);
+//!   otherwise (its rounds pop a worklist or run over a slice) 4 blocks per multiprocessor,
+//!   whose barrier costs about half that of every resident block: a round may hold a few
+//!   items (roads, paths) or most of the graph (social, RMAT), and no statistic taken at load
+//!   tells which (measured on one H200 against the grid chosen by the average degree: within
+//!   1.04x-1.12x of the best of four grids in geometric mean where the degree's choice was
+//!   1.10x-1.62x; docs/optimizations.md, *Four blocks per multiprocessor*).
 //! - `-O2`, the launch grid: one block per `BLOCK` items (`--grid items`) when a kernel
 //!   retries (conflicting items hold a striding block back; the hardware hands fresh blocks to
 //!   free multiprocessors).
@@ -225,6 +228,10 @@ fn choose_settle(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice>) 
         ),
     });
 }
+
+/// The blocks per multiprocessor of a control kernel whose rounds pop a worklist or run
+/// over a slice (`choose_outlining`).
+const FRONTIER_GRID_PER_SM: u32 = 4;
 
 /// A nested loop too short to share: a constant range of at most this many iterations.
 const SHORT_LOOP: u64 = 32;
@@ -429,9 +436,9 @@ fn choose_outlining(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice
     // A kernel that `main` launches once (outside every loop) does not size the rounds.
     let mut sweeps = None;
     for (k, repeated) in launches(&m.host, &m.host.block, false) {
-        let kernel = &m.kernels[k];
-        if repeated && kernel.facts().has_forall && !kernel.facts().pops {
-            sweeps.get_or_insert(kernel.name.clone());
+        let facts = m.kernels[k].facts();
+        if repeated && (facts.over_nodes || facts.over_split || facts.over_triangles) {
+            sweeps.get_or_insert(m.kernels[k].name.clone());
         }
     }
     match sweeps {
@@ -442,11 +449,11 @@ fn choose_outlining(m: &Module, config: &mut OptConfig, choices: &mut Vec<Choice
             ),
         }),
         None => {
-            config.outline_grid = GridSize::Auto(AUTO_GRID_DEGREE);
+            config.outline_grid = GridSize::PerSm(FRONTIER_GRID_PER_SM);
             choices.push(Choice {
-                flag: "--outline-grid auto".to_string(),
+                flag: format!("--outline-grid {FRONTIER_GRID_PER_SM}sm"),
                 why: format!(
-                    "every kernel the loops repeat pops a worklist: a round's work is its worklist, so the grid is chosen by the graph when the program runs: below an average degree of {AUTO_GRID_DEGREE}, many small rounds on one block per multiprocessor (a cheaper barrier); at or above, few large rounds on every resident block"
+                    "no kernel the loops repeat sweeps every node: a round's work is its worklist or a slice, which may be a few items (roads, paths) or most of the graph (social, RMAT), so {FRONTIER_GRID_PER_SM} blocks per multiprocessor: a barrier about half the cost of every resident block's, and the threads for a large round"
                 ),
             });
         }

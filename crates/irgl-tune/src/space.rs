@@ -45,7 +45,7 @@ impl Default for SpaceOptions {
                 .map(|s| ScheduleSpec::parse(s).expect("a valid default schedule"))
                 .collect(),
             block_sizes: vec![OptConfig::default().block_size],
-            grids: vec![GridSize::Resident, GridSize::PerSm(1)],
+            grids: vec![GridSize::Resident, GridSize::PerSm(4), GridSize::PerSm(1)],
             backoff_rounds: vec![BackoffRounds::Retry, BackoffRounds::All],
         }
     }

@@ -94,7 +94,7 @@ pub struct TuneArgs {
     #[arg(long, value_delimiter = ',', value_name = "SCHEDULE,...")]
     pub schedules: Vec<String>,
     /// Grids of the control kernels to try with each outline choice, comma-separated
-    /// (default: resident,sm; see `irglc compile --outline-grid`).
+    /// (default: resident,4sm,sm; see `irglc compile --outline-grid`).
     #[arg(long, value_delimiter = ',', value_name = "GRID,...", value_parser = irgl_ir::GridSize::parse)]
     pub outline_grids: Vec<irgl_ir::GridSize>,
     /// Which distinct programs to measure: all of them (exhaustive), the baseline and a seeded

@@ -257,23 +257,24 @@ fn tune_lists_the_variants() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let first = stdout.lines().next().unwrap();
     assert!(
-        first.starts_with("bfs: 11 schedules x 4 aggregation levels x 6 orchestration choices x 1 block size x 2 grid waits = 528 variants, 198 distinct programs"),
+        first.starts_with("bfs: 11 schedules x 4 aggregation levels x 8 orchestration choices x 1 block size x 2 grid waits = 704 variants, 264 distinct programs"),
         "{first}"
     );
     assert!(stdout.contains("\noutline-sm "), "{stdout}");
+    assert!(stdout.contains("\noutline-4sm "), "{stdout}");
     assert!(stdout.contains("\nbaseline "), "{stdout}");
     assert!(stdout.contains("same CUDA as agg-warp"), "{stdout}");
     // gd's wait for late owners: a program of its own where a loop is under gd and outlined,
     // the code of the variant without it elsewhere.
     assert!(
         stdout.contains(
-            "\ngd+tb+wp+fg+grid-wait+outline-sm                    -O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid sm --grid-wait on\n"
+            "\ngd+tb+wp+fg+grid-wait+outline-sm                     -O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid sm --grid-wait on\n"
         ),
         "{stdout}"
     );
     assert!(
         stdout.contains(
-            "\n  tb+wp+fg+grid-wait+outline                        same CUDA as tb+wp+fg+outline\n"
+            "\n  tb+wp+fg+grid-wait+outline                         same CUDA as tb+wp+fg+outline\n"
         ),
         "{stdout}"
     );
@@ -287,7 +288,7 @@ fn tune_lists_the_variants() {
     // (not with dropped repeats: an asynchronous kernel has no rounds).
     let out = irglc(&["tune", "programs/sssp-wl.irgl", "--list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("x 12 orchestration choices x"), "{stdout}");
+    assert!(stdout.contains("x 16 orchestration choices x"), "{stdout}");
     assert!(!stdout.contains("drop+async"), "{stdout}");
     assert!(stdout.contains("\nfg+async-local+outline-sm "), "{stdout}");
     assert!(stdout.contains("\ntb+fg+async+outline-sm "), "{stdout}");
@@ -412,19 +413,19 @@ fn tune_builds_each_distinct_variant_once_into_the_cache() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("built 198 of 198 distinct programs for sm_90, 0 already built, 0 failed"),
+        stderr.contains("built 264 of 264 distinct programs for sm_90, 0 already built, 0 failed"),
         "{stderr}"
     );
     let exes = std::fs::read_dir(dir.join("cache/build"))
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_none())
         .count();
-    assert_eq!(exes, 198);
+    assert_eq!(exes, 264);
     // Again: everything is found built.
     let out = build("cache", "nvcc");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("built 0 of 198 distinct programs for sm_90, 198 already built"),
+        stderr.contains("built 0 of 264 distinct programs for sm_90, 264 already built"),
         "{stderr}"
     );
     // A compiler that fails: every variant reported and left out, and nothing to tune.
@@ -1045,7 +1046,7 @@ fn the_default_level_is_o2_and_its_header_rebuilds_the_same_file() {
     let options = text.lines().nth(1).unwrap();
     assert_eq!(
         options,
-        "// Options: -O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid auto --drop-repeats all"
+        "// Options: -O0 --block-size 256 --nested gd+tb+wp+fg --outline outer --outline-grid 4sm --drop-repeats all"
     );
     let again = dir.join("b.cu");
     let mut args = vec!["compile", "programs/bfs.irgl"];
