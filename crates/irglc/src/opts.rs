@@ -68,9 +68,12 @@ pub struct OptArgs {
     #[arg(long, value_name = "NODES", value_parser = OutlineConfig::parse)]
     pub outline: Option<OutlineConfig>,
     /// The grid of the control kernels (with --outline): `resident` (every block that fits,
-    /// the default), `sm` (one block per multiprocessor), `Ksm` (K per multiprocessor) or a
-    /// number of blocks. Fewer blocks make the grid barrier cheaper: loops of many small
-    /// rounds (bfs on road networks) run faster on `sm` or fewer.
+    /// the default of -O0 and -O1), `sm` (one block per multiprocessor), `Ksm` (K per
+    /// multiprocessor), a number of blocks, or `auto`/`autoD` (one block per multiprocessor
+    /// on graphs of average degree below D, default 12, every resident block otherwise).
+    /// Fewer blocks make the grid barrier cheaper: loops of many small rounds (bfs on road
+    /// networks) run faster on `sm`. -O2 takes `resident` for loops that sweep every node and
+    /// `4sm` for the others (`irglc emit ir` says which).
     #[arg(long, value_name = "GRID", value_parser = GridSize::parse)]
     pub outline_grid: Option<GridSize>,
     /// Asynchronous worklist kernels: `none`, `all` (every kernel that can), or a list of
