@@ -68,7 +68,7 @@ impl AsyncCandidates {
 }
 
 fn verdict(m: &Module, id: KernelId, k: &Kernel) -> Result<Asynchrony, String> {
-    shape(k)?;
+    shape(m, k)?;
     if m.graph.mesh {
         return Err("its input is a mesh, which changes under it".into());
     }
@@ -77,7 +77,7 @@ fn verdict(m: &Module, id: KernelId, k: &Kernel) -> Result<Asynchrony, String> {
 }
 
 /// One outermost `ForAll`, over the worklist; no reduction, grid barrier or lock.
-fn shape(k: &Kernel) -> Result<(), String> {
+fn shape(m: &Module, k: &Kernel) -> Result<(), String> {
     let body = &k.body;
     let mut outer = 0;
     visit::walk_stmts(body, &body.block, &mut |s| {
@@ -104,11 +104,22 @@ fn shape(k: &Kernel) -> Result<(), String> {
     }) {
         let mut popped = BTreeSet::new();
         let mut uses = Vec::new();
+        // A statistic's sample may take the index (asynchronously it measures the claims).
+        let mut samples = BTreeSet::new();
+        visit::walk_stmts(body, &f.body, &mut |s| {
+            if visit::statistic_only(m, body, s) {
+                for e in visit::stmt_exprs(&body.stmts[s].kind) {
+                    visit::walk_expr(body, e, &mut |x| {
+                        samples.insert(x);
+                    });
+                }
+            }
+        });
         visit::walk_block_exprs(body, &f.body, &mut |e| match &body.exprs[e].kind {
             ExprKind::Pop(i) => {
                 popped.insert(*i);
             }
-            ExprKind::Local(l) if *l == f.var => uses.push(e),
+            ExprKind::Local(l) if *l == f.var && !samples.contains(&e) => uses.push(e),
             _ => {}
         });
         if uses.iter().any(|e| !popped.contains(e)) {

@@ -560,6 +560,25 @@ impl<'c, 'p> Body<'c, 'p> {
         }
     }
 
+    /// E0336: a statistic read or assigned in a kernel or a function (`how`), where only its
+    /// atomic updates may touch it.
+    fn statistic_in_kernel(&mut self, g: crate::info::GlobalId, span: Span, how: &str) {
+        let info = &self.cx.info.globals[g.index()];
+        if !info.statistic || !matches!(self.mode, Mode::Kernel(_) | Mode::Function(_)) {
+            return;
+        }
+        let d = Diagnostic::error(
+            "E0336",
+            format!("the statistic `{}` is {how} in a kernel", info.name),
+        )
+        .with_label(span, format!("{how} here"))
+        .with_help(
+            "what kernels compute must not depend on a statistic: they update it only by \
+             `atomicAdd`, `atomicMax` or `atomicMin`; `main` reads and resets it",
+        );
+        self.report(d);
+    }
+
     /// Reports a construct of a kernel's own body (a `ForAll`, the worklist, a reduction, a
     /// lock, a barrier) in a function or outside a kernel; `true` in a kernel.
     fn kernel_body_only(&mut self, span: Span, what: &str) -> bool {
@@ -918,6 +937,7 @@ impl<'c, 'p> Body<'c, 'p> {
                     self.runtime_in_constant(ident, "a global", decl);
                 } else {
                     self.access.globals_read.insert(g);
+                    self.statistic_in_kernel(g, ident.span, "read");
                 }
                 ty
             }
@@ -2235,6 +2255,29 @@ impl<'c, 'p> Body<'c, 'p> {
             return Ty::Error;
         }
         let place = &args[0];
+        if let ExprKind::Name(ident) = &place.kind
+            && let Found::Sym(Symbol::Global(g)) = self.lookup(&ident.name)
+            && self.cx.info.globals[g.index()].statistic
+        {
+            let unused = self.statement_call == Some(e.id);
+            if !matches!(op, AtomicOp::Add | AtomicOp::Max | AtomicOp::Min) || !unused {
+                let why = if unused {
+                    format!("`{name}` on a statistic")
+                } else {
+                    "its old value is used".to_string()
+                };
+                let d = Diagnostic::error(
+                    "E0336",
+                    format!("the statistic `{}` cannot be updated so", ident.name),
+                )
+                .with_label(e.span, why)
+                .with_help(
+                    "kernels update a statistic only by `atomicAdd`, `atomicMax` or `atomicMin` \
+                     in a statement of its own; `main` reads it",
+                );
+                self.report(d);
+            }
+        }
         let t = self.atomic_place(place, name);
         let ok = t == Ty::Error
             || match op {
@@ -2639,6 +2682,7 @@ impl<'c, 'p> Body<'c, 'p> {
                     }
                     Found::Sym(Symbol::Global(g)) => {
                         self.record_global(g, rw);
+                        self.statistic_in_kernel(g, ident.span, "assigned");
                         (
                             Some(Resolution::Global(g)),
                             self.cx.info.globals[g.index()].ty,

@@ -209,10 +209,23 @@ pub(crate) fn collect_declarations(cx: &mut Cx<'_>) {
                 let id = GlobalId(cx.info.globals.len() as u32);
                 if cx.declare(&g.name, Symbol::Global(id)) {
                     let ty = scalar_decl_type(cx, &g.ty, "global");
+                    if g.statistic && ty != Ty::Error && !ty.is_integer() {
+                        cx.report(
+                            Diagnostic::error(
+                                "E0336",
+                                format!("a statistic cannot be `{ty}`"),
+                            )
+                            .with_label(g.ty.span, "not an integer type")
+                            .with_help(
+                                "a statistic is a count or a bound: `u32`, `i32`, `u64` or `i64`",
+                            ),
+                        );
+                    }
                     cx.info.globals.push(GlobalInfo {
                         name: g.name.name.clone(),
                         ty,
                         init: None,
+                        statistic: g.statistic,
                         item: index,
                         span: g.name.span,
                     });

@@ -221,6 +221,9 @@ pub struct GlobalInfo {
     /// The folded initial value (zero of `ty` when there is no initializer); `None` when
     /// evaluation failed (reported).
     pub init: Option<Value>,
+    /// `statistic global`: kernels only add to it or raise or lower it by atomics whose
+    /// result is unused; `main` reads and assigns it.
+    pub statistic: bool,
     pub item: usize,
     pub span: Span,
 }

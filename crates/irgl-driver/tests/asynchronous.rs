@@ -195,3 +195,48 @@ fn with_async_local_a_thread_keeps_its_first_plain_push_as_its_next_item() {
     let c = irgl_driver::OptConfig::from_args(&["--async-local", "on"]).unwrap();
     assert!(c.validate().is_err());
 }
+
+/// A sample of the worklist index taken only for a statistic (sssp-nf's largest round) leaves
+/// a kernel asynchronous; the same sample into a plain global is a use of the index, which
+/// keeps it in rounds.
+#[test]
+fn a_statistic_may_sample_the_worklist_index() {
+    let program = |word: &str| {
+        format!(
+            "graph g {{ node d: u32; }}
+             {word} global widest: u32 = 0;
+             output d;
+             Kernel relax(graph g) {{
+               ForAll (wi In WL) {{
+                 if (wi % 32 == 0) {{
+                   atomicMax(widest, wi + 1);
+                 }}
+                 let n = WL.pop(wi);
+                 ForAll (e In g.edges(n)) {{
+                   let d = g.dst(e);
+                   if (g.d[n] + 1 < atomicMin(g.d[d], g.d[n] + 1)) {{
+                     WL.push(d);
+                   }}
+                 }}
+               }}
+             }}
+             main {{
+               Iterate relax(g) Initial [0];
+               widest = 0;
+             }}"
+        )
+    };
+    let with = common::compile_text(
+        "stat.irgl",
+        &program("statistic"),
+        &common::config("--async all"),
+    );
+    let k = with.module.kernel_named("relax").unwrap();
+    assert_eq!(
+        with.module.kernels[k].asynchronous,
+        Some(Asynchrony::AllPushes)
+    );
+    let without = common::compile_text("plain.irgl", &program(""), &common::config("--async all"));
+    let k = without.module.kernel_named("relax").unwrap();
+    assert_eq!(without.module.kernels[k].asynchronous, None);
+}

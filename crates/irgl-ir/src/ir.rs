@@ -246,6 +246,10 @@ pub struct Global {
     pub name: String,
     pub ty: Ty,
     pub init: Value,
+    /// `statistic global`: a measurement for `main` that kernels only update by atomics whose
+    /// result is unused (the checker's E0336); the program's answer does not depend on it, so
+    /// analyses may ignore those updates (`visit::statistic_only`).
+    pub statistic: bool,
     pub span: Span,
 }
 

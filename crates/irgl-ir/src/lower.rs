@@ -82,6 +82,7 @@ pub fn lower(program: &ast::Program, info: &ProgramInfo, name: &str, source: &st
             name: g.name.clone(),
             ty: g.ty,
             init: g.init.expect("a checked global has an initial value"),
+            statistic: g.statistic,
             span: g.span,
         })
         .collect();

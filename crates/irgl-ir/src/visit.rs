@@ -382,3 +382,31 @@ pub fn first_launch<'a>(body: &'a Body, block: &Block) -> Option<&'a Launch> {
     }
     None
 }
+
+/// Whether statement `s` only updates statistics (`statistic global`): an `Eval` of an atomic
+/// on one, an [`Accumulate`] into one, or an `if` whose branches hold nothing else. The
+/// program's answer does not depend on a statistic, so an analysis that judges what a kernel
+/// computes may pass over such a statement, its condition included (a sample taken by the
+/// worklist index, as sssp-nf's `if (wi % 32 == 0) { atomicMax(widest, wi + 1); }`).
+pub fn statistic_only(m: &Module, body: &Body, s: StmtId) -> bool {
+    let statistic = |g: &GlobalId| m.globals[g.index()].statistic;
+    match &body.stmts[s].kind {
+        StmtKind::Eval(e) => matches!(
+            &body.exprs[*e].kind,
+            ExprKind::Atomic { place: Place::Global(g), .. } if statistic(g)
+        ),
+        StmtKind::Accumulate(a) => statistic(&a.global),
+        StmtKind::If {
+            then_block,
+            else_block,
+            ..
+        } => {
+            !(then_block.is_empty() && else_block.is_empty())
+                && then_block
+                    .iter()
+                    .chain(else_block)
+                    .all(|&t| statistic_only(m, body, t))
+        }
+        _ => false,
+    }
+}

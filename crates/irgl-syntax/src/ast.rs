@@ -154,6 +154,9 @@ pub struct ParamDecl {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlobalDecl {
+    /// `statistic global ...`: a measurement that steers how `main` runs the work, never what
+    /// the program computes (docs/language.md, *Declarations*).
+    pub statistic: bool,
     pub name: Ident,
     pub ty: Type,
     pub init: Option<Expr>,

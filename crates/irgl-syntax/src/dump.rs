@@ -101,7 +101,12 @@ impl Dumper {
                 self.line(
                     item.id,
                     item.span,
-                    &format!("global {}: {}{init}", g.name.name, g.ty.kind),
+                    &format!(
+                        "{}global {}: {}{init}",
+                        if g.statistic { "statistic " } else { "" },
+                        g.name.name,
+                        g.ty.kind
+                    ),
                 );
             }
             ItemKind::Output(o) => {

@@ -233,6 +233,32 @@ impl Ctx {
         ItemKind::Array(ArrayDecl { name, ty, len })
     }
 
+    /// `statistic global NAME: T [= e];`: the word before `global` must be `statistic`.
+    pub(crate) fn statistic_decl(
+        &mut self,
+        word: Ident,
+        name: Ident,
+        ty: Type,
+        init: Option<Expr>,
+    ) -> ItemKind {
+        if word.name != "statistic" {
+            self.diagnostics.push(
+                Diagnostic::error("E0001", format!("unexpected `{}`", word.name))
+                    .with_label(word.span, "expected a declaration")
+                    .with_help(
+                        "a global is declared as `global NAME: TYPE;`, a statistic as \
+                         `statistic global NAME: TYPE;`",
+                    ),
+            );
+        }
+        ItemKind::Global(GlobalDecl {
+            statistic: true,
+            name,
+            ty,
+            init,
+        })
+    }
+
     /// The owner of a mesh property: `triangle` or `vertex`.
     pub(crate) fn mesh_owner(&mut self, word: Ident) -> PropOwner {
         match word.name.as_str() {

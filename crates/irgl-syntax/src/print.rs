@@ -241,8 +241,13 @@ impl<'a> Printer<'a> {
             }
             ItemKind::Global(g) => {
                 self.indent();
+                let word = if g.statistic {
+                    "statistic global"
+                } else {
+                    "global"
+                };
                 self.out
-                    .push_str(&format!("global {}: {}", g.name.name, g.ty.kind));
+                    .push_str(&format!("{word} {}: {}", g.name.name, g.ty.kind));
                 if let Some(init) = &g.init {
                     self.out.push_str(" = ");
                     self.expr(init, 0);

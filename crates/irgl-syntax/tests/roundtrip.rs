@@ -338,8 +338,14 @@ fn item() -> impl Strategy<Value = Item> {
             ty,
             default
         })),
-        (ident(), ty(), proptest::option::of(expr()))
-            .prop_map(|(name, ty, init)| ItemKind::Global(GlobalDecl { name, ty, init })),
+        (any::<bool>(), ident(), ty(), proptest::option::of(expr())).prop_map(
+            |(statistic, name, ty, init)| ItemKind::Global(GlobalDecl {
+                statistic,
+                name,
+                ty,
+                init
+            })
+        ),
         proptest::collection::vec(ident(), 1..3)
             .prop_map(|names| ItemKind::Output(OutputDecl { names })),
         (ident(), proptest::collection::vec(kparam(), 0..3), block())
