@@ -33,6 +33,9 @@ use crate::error::{GraphError, Result};
 use crate::output::{Array, OutputFile, Value, ValueType, Values};
 use crate::reference::{bc, bfs, cc, kcore, mis, msf, pagerank, sssp, tc};
 
+mod parts;
+pub use parts::{PART_PROGRAMS, PartSource, verify_parts};
+
 /// How many mismatches a verdict lists.
 pub const SHOWN_MISMATCHES: usize = 10;
 

@@ -732,7 +732,7 @@ fn gen_rmat_parts(spec: &RmatSpec, parts: u32, out: &GenOutput) -> Result<ExitCo
             "weights": opts.weights,
         },
     });
-    let json = pending.path().join("parts.json");
+    let json = pending.path().join(crate::parts_folder::MANIFEST);
     irgl_files::write_whole(&json, |w| {
         serde_json::to_writer_pretty(&mut *w, &manifest)?;
         w.write_all(b"\n")

@@ -24,6 +24,7 @@ mod graph_cmd;
 mod mesh_cmd;
 mod opts;
 mod output_check;
+mod parts_folder;
 mod peer;
 pub mod process;
 mod report;

@@ -15,6 +15,7 @@ use irgl_graph::output;
 use irgl_graph::verify::{self, Program};
 
 use crate::graph_cmd::{InputOptions, finish, load_graph};
+use crate::parts_folder;
 
 /// What `irglc verify` checks: a graph program's output, or a refined mesh.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,8 +30,9 @@ pub struct VerifyCli {
     /// Program family: bfs, sssp, cc, pr, tc, mis, mst, traverse, or dmr.
     #[arg(long, value_parser = parse_family)]
     pub program: Family,
-    /// The graph the program ran on (the same .gr file, so that edge ids agree); graph
-    /// programs only.
+    /// The graph the program ran on (the same .gr file, so that edge ids agree), or the
+    /// folder of parts it ran on (`graph gen rmat --parts`: bfs, sssp, cc and pr, checked
+    /// by certificates a part at a time); graph programs only.
     #[arg(long)]
     pub graph: Option<PathBuf>,
     /// The mesh the program refined (a .mesh file, or Triangle files); dmr only.
@@ -135,8 +137,14 @@ fn verify_files(args: &VerifyArgs) -> Result<ExitCode, GraphError> {
         source: e,
     })?;
     let out = output::parse(BufReader::with_capacity(1 << 20, file), &name)?;
-    let (g, _) = load_graph(&args.graph, &args.input_options)?;
-    let verdict = verify::verify(args.program, &g, &out)?;
+    let verdict = if parts_folder::is_parts_folder(&args.graph) {
+        // A graph held as parts: each answer checked by a certificate, a part at a time.
+        let parts = parts_folder::PartsFolder::open(&args.graph)?;
+        verify::verify_parts(args.program, &parts, &out)?
+    } else {
+        let (g, _) = load_graph(&args.graph, &args.input_options)?;
+        verify::verify(args.program, &g, &out)?
+    };
     crate::print_out(&verdict.to_string());
     Ok(if verdict.ok {
         ExitCode::SUCCESS

@@ -1496,3 +1496,90 @@ fn an_rmat_graph_generated_in_parts_has_the_whole_graphs_nodes_and_edges() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn verify_checks_an_output_against_a_folder_of_parts() {
+    use irgl_graph::progress::NoProgress;
+    use irgl_graph::reference::bfs::bfs_levels;
+    let dir = scratch("verify-parts");
+    let arg = |p: &Path| p.display().to_string();
+    let (parts, whole) = (dir.join("g"), dir.join("g.gr"));
+    for (out, more) in [(&whole, &[][..]), (&parts, &["--parts", "3"][..])] {
+        let mut args = vec!["graph", "gen", "rmat", "--scale", "9", "--seed", "4"];
+        args.extend(["--symmetrize", "--drop-self-loops", "--weights", "3"]);
+        args.extend(more);
+        let out = arg(out);
+        args.extend(["-o", &out]);
+        let r = irglc(&args);
+        assert!(r.status.success(), "{r:?}");
+    }
+    let g =
+        irgl_graph::format::gr::read_bytes(&std::fs::read(&whole).unwrap(), "g.gr", &NoProgress)
+            .unwrap();
+    let src = (0..g.n).max_by_key(|&v| g.degree(v)).unwrap();
+    let levels = bfs_levels(&g, src);
+    let write = |name: &str, levels: &[u32]| {
+        let body: Vec<String> = levels.iter().map(u32::to_string).collect();
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "irgl-output 1\nprogram bfs\nnodes {}\nedges {}\nparam src {src}\nnode level u32\n{}\n",
+                g.n,
+                g.num_edges(),
+                body.join("\n")
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let right = write("right.out", &levels);
+    let mut off = levels.clone();
+    let v = levels.iter().position(|&l| l == 2).unwrap();
+    off[v] = 3;
+    let wrong = write("wrong.out", &off);
+    let check = |graph: &Path, out: &Path| {
+        irglc(&[
+            "verify",
+            "--program",
+            "bfs",
+            "--graph",
+            &arg(graph),
+            "--output",
+            &arg(out),
+        ])
+    };
+    // The same verdicts as against the whole graph.
+    for graph in [&whole, &parts] {
+        let r = check(graph, &right);
+        assert!(r.status.success(), "{r:?}");
+        assert!(
+            String::from_utf8_lossy(&r.stdout).contains("bfs: match"),
+            "{r:?}"
+        );
+        let r = check(graph, &wrong);
+        assert_eq!(r.status.code(), Some(1), "{r:?}");
+        assert!(
+            String::from_utf8_lossy(&r.stdout).contains(&format!("node {v}")),
+            "{r:?}"
+        );
+    }
+    let r = check(&parts, &right);
+    assert!(
+        String::from_utf8_lossy(&r.stdout).contains("over 3 parts"),
+        "{r:?}"
+    );
+    // A manifest that does not add up is an error with its file.
+    let manifest = parts.join("parts.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replacen("\"edges\"", "\"edges\": 1, \"x\"", 1),
+    )
+    .unwrap();
+    let r = check(&parts, &right);
+    assert_eq!(r.status.code(), Some(1), "{r:?}");
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(stderr.contains("parts.json"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -24,50 +24,83 @@ pub fn components_union_find_symmetric(g: &Csr) -> Vec<u32> {
 }
 
 /// Unites the ends of every edge `u -> v` for which `unite(u, v)` holds, node ranges in
-/// parallel, on a lock-free forest: a root is only ever linked under a root of smaller id, by a
-/// compare-and-swap that fails (and is retried) where another thread linked it first, and finds
-/// halve their paths. A component's smallest node is a root throughout (no smaller root exists
-/// to link it under), so it is the root at the end, and each node's label is its root: the same
-/// labels on any number of threads.
+/// parallel, on a [`Forest`].
 fn union_find(g: &Csr, unite: impl Fn(u32, u32) -> bool + Sync) -> Vec<u32> {
-    let parent: Vec<AtomicU32> = (0..g.n).into_par_iter().map(AtomicU32::new).collect();
-    let find = |mut x: u32| loop {
-        let p = parent[x as usize].load(Ordering::Relaxed);
-        if p == x {
-            return x;
-        }
-        let grand = parent[p as usize].load(Ordering::Relaxed);
-        if grand != p {
-            let _ =
-                parent[x as usize].compare_exchange(p, grand, Ordering::Relaxed, Ordering::Relaxed);
-        }
-        x = p;
-    };
+    let forest = Forest::new(g.n);
     crate::par::edge_ranges(&g.offsets)
         .into_par_iter()
         .for_each(|r| {
             for u in r {
                 for &v in g.neighbours(u as u32) {
-                    if !unite(u as u32, v) {
-                        continue;
-                    }
-                    loop {
-                        let (a, b) = (find(u as u32), find(v));
-                        if a == b {
-                            break;
-                        }
-                        let (high, low) = if a > b { (a, b) } else { (b, a) };
-                        if parent[high as usize]
-                            .compare_exchange(high, low, Ordering::Relaxed, Ordering::Relaxed)
-                            .is_ok()
-                        {
-                            break;
-                        }
+                    if unite(u as u32, v) {
+                        forest.unite(u as u32, v);
                     }
                 }
             }
         });
-    (0..g.n).into_par_iter().map(find).collect()
+    forest.labels()
+}
+
+/// A lock-free union-find forest over nodes `0..n`, shared by threads: a root is only ever
+/// linked under a root of smaller id, by a compare-and-swap that fails (and is retried) where
+/// another thread linked it first, and finds halve their paths. A component's smallest node is
+/// a root throughout (no smaller root exists to link it under), so it is the root at the end,
+/// and each node's label is its root: the same labels on any number of threads, in any order
+/// of the unions.
+pub struct Forest {
+    parent: Vec<AtomicU32>,
+}
+
+impl Forest {
+    pub fn new(n: u32) -> Self {
+        Forest {
+            parent: (0..n).into_par_iter().map(AtomicU32::new).collect(),
+        }
+    }
+
+    fn find(&self, mut x: u32) -> u32 {
+        loop {
+            let p = self.parent[x as usize].load(Ordering::Relaxed);
+            if p == x {
+                return x;
+            }
+            let grand = self.parent[p as usize].load(Ordering::Relaxed);
+            if grand != p {
+                let _ = self.parent[x as usize].compare_exchange(
+                    p,
+                    grand,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
+            }
+            x = p;
+        }
+    }
+
+    /// Puts `u` and `v` in one component.
+    pub fn unite(&self, u: u32, v: u32) {
+        loop {
+            let (a, b) = (self.find(u), self.find(v));
+            if a == b {
+                return;
+            }
+            let (high, low) = if a > b { (a, b) } else { (b, a) };
+            if self.parent[high as usize]
+                .compare_exchange(high, low, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                return;
+            }
+        }
+    }
+
+    /// Every node's label: the smallest node of its component.
+    pub fn labels(&self) -> Vec<u32> {
+        (0..self.parent.len() as u32)
+            .into_par_iter()
+            .map(|x| self.find(x))
+            .collect()
+    }
 }
 
 /// Component labels (smallest node id in the component) by BFS over the undirected view.
