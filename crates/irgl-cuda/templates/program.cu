@@ -435,6 +435,8 @@ static int run(int argc, char** argv) {
   irgl::ArgParser args("{{ program }}", "{{ description }}");
 {%- if mesh %}
   args.add_positional("mesh", "input mesh in the .mesh format (make one with `irglc mesh generate`, or convert Triangle files with `irglc mesh convert`)");
+{%- else if multi %}
+  args.add_positional("graph", "input graph in Galois .gr format (convert others with `irglc graph convert`), or a folder of parts (`irglc graph gen rmat --parts N`), one a GPU");
 {%- else %}
   args.add_positional("graph", "input graph in Galois .gr format (convert others with `irglc graph convert`)");
 {%- endif %}
@@ -497,6 +499,10 @@ static int run(int argc, char** argv) {
 {%- if mesh %}
   const std::string graph_path = args.positional("mesh");
   irgl::HostMesh hm = irgl::load_mesh(graph_path);
+{%- else if multi %}
+  const std::string graph_path = args.positional("graph");
+  irgl::PartFiles parts_in;  // a folder of parts: each GPU reads its own
+  irgl::HostGraph hg = irgl::load_input(graph_path, parts_in);
 {%- else %}
   const std::string graph_path = args.positional("graph");
   irgl::HostGraph hg = irgl::load_gr(graph_path);
@@ -523,7 +529,7 @@ static int run(int argc, char** argv) {
     // What the program's `graph` declaration asks of its input (irglc run converts to it).
     std::string why;
 {%- if needs_symmetric %}
-    if (!irgl::is_symmetric(hg, why)) {
+    if (!{% if multi %}irgl::input_is_symmetric(hg, parts_in, why){% else %}irgl::is_symmetric(hg, why){% endif %}) {
       std::fprintf(stderr, "error: %s is not symmetric (%s), but this program needs every edge in both "
                    "directions (`graph g : symmetric`); convert it as the program reads it with "
                    "`irglc graph convert %s --for {{ program }}.irgl -o OUT.gr`\n",
@@ -532,7 +538,7 @@ static int run(int argc, char** argv) {
     }
 {%- endif %}
 {%- if needs_simple %}
-    if (!irgl::is_simple(hg, why)) {
+    if (!{% if multi %}irgl::input_is_simple(hg, parts_in, why){% else %}irgl::is_simple(hg, why){% endif %}) {
       std::fprintf(stderr, "error: %s is not simple (%s), but this program needs a graph without "
                    "self-loops and repeated edges (`graph g : simple`); convert it as the program reads "
                    "it with `irglc graph convert %s --for {{ program }}.irgl -o OUT.gr`\n",
@@ -543,7 +549,7 @@ static int run(int argc, char** argv) {
   }
 {%- endif %}
 {%- if multi %}
-  const int gpus = irgl::gpus_to_use(args.get<uint64_t>("gpus"), "{{ program }}");
+  const int gpus = irgl::gpus_for_input(args.get<uint64_t>("gpus"), parts_in, "{{ program }}");
   const uint64_t repeat = args.get<uint64_t>("repeat");
   if (repeat == 0) {
     std::fprintf(stderr, "error: --repeat 0: the program must run at least once\n");
@@ -584,7 +590,7 @@ static int run(int argc, char** argv) {
     }
   }
 {%- endif %}
-  irgl::Cluster cluster(hg, gpus);
+  irgl::Cluster cluster(hg, gpus, parts_in);
   cluster.run([&](irgl::Part& part) {
     Host h(part, wl_capacity);
     {

@@ -205,6 +205,18 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     refuse_inputs(&outputs, &[&args.file, &args.graph])?;
     let arch = arch(&args.arch)?;
     let mut opts = args.opts.clone();
+    // A folder of parts runs one part a GPU: the partitioned build.
+    let parts = crate::parts_folder::is_parts_folder(&args.graph);
+    if parts && opts.multi_gpu == Some(false) {
+        say!(
+            "error: {} is a folder of parts, which only the partitioned build reads (one part a GPU): drop --multi-gpu off",
+            args.graph.display()
+        );
+        return Err(Failure::User);
+    }
+    if parts {
+        opts.multi_gpu = Some(true);
+    }
     if args.gpus.is_some() {
         if opts.multi_gpu == Some(false) {
             say!(
@@ -218,7 +230,13 @@ fn run_inner(args: &RunArgs) -> Result<ExitCode, Failure> {
     let graph = prepare_graph(&args.graph, &needs, args.weights_seed)?;
     refuse_inputs(&outputs, &[&graph])?;
     if !needs.mesh && args.opts.wide_edges.is_none() {
-        let edges = irgl_graph::format::gr::edge_count(&graph).map_err(|e| {
+        let edges = if parts {
+            crate::parts_folder::PartsFolder::open(&graph)
+                .map(|f| irgl_graph::verify::PartSource::edges(&f))
+        } else {
+            irgl_graph::format::gr::edge_count(&graph)
+        }
+        .map_err(|e| {
             say!("error: {e}");
             Failure::User
         })?;
@@ -321,6 +339,20 @@ pub(crate) fn prepare_graph(
 ) -> Result<PathBuf, Failure> {
     if needs.mesh {
         return prepare_mesh(graph);
+    }
+    // A folder of parts as it is: nothing converts it (its generation gave it weights and
+    // both directions or not; the program checks them as it loads).
+    if crate::parts_folder::is_parts_folder(graph) {
+        if needs.weights
+            && !crate::parts_folder::PartsFolder::open(graph).is_ok_and(|f| f.weighted())
+        {
+            say!(
+                "error: {} has no edge weights, which the program reads: generate it with --weights SEED",
+                graph.display()
+            );
+            return Err(Failure::User);
+        }
+        return Ok(graph.to_path_buf());
     }
     // A binary `.gr` as it is (a DIMACS text file named `.gr` is converted like any other).
     let is_gr = graph.extension().is_some_and(|e| e == "gr") && {

@@ -20,6 +20,7 @@ struct Manifest {
     version: u32,
     nodes: u32,
     edges: u64,
+    weighted: bool,
     starts: Vec<u32>,
     parts: Vec<PartEntry>,
 }
@@ -45,6 +46,11 @@ pub fn is_parts_folder(path: &Path) -> bool {
 }
 
 impl PartsFolder {
+    /// Whether the parts carry edge weights.
+    pub fn weighted(&self) -> bool {
+        self.manifest.weighted
+    }
+
     pub fn open(dir: &Path) -> Result<Self, GraphError> {
         let path = dir.join(MANIFEST);
         let name = path.display().to_string();

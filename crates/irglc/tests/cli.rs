@@ -1569,6 +1569,39 @@ fn verify_checks_an_output_against_a_folder_of_parts() {
         String::from_utf8_lossy(&r.stdout).contains("over 3 parts"),
         "{r:?}"
     );
+    // `irglc run` takes the folder as it is, for the partitioned build only.
+    let unweighted = dir.join("u");
+    let r = irglc(&[
+        "graph",
+        "gen",
+        "rmat",
+        "--scale",
+        "6",
+        "--parts",
+        "2",
+        "-o",
+        &arg(&unweighted),
+    ]);
+    assert!(r.status.success(), "{r:?}");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for (program, graph, more, says) in [
+        (
+            "bfs",
+            &parts,
+            &["--multi-gpu", "off"][..],
+            "only the partitioned build reads",
+        ),
+        ("sssp-wl", &unweighted, &[][..], "has no edge weights"),
+    ] {
+        let source = root.join(format!("programs/{program}.irgl"));
+        let mut args = vec!["run", source.to_str().unwrap(), "--arch", "sm_90"];
+        let graph = arg(graph);
+        args.extend(["--graph", &graph]);
+        args.extend(more);
+        let r = irglc(&args);
+        assert_eq!(r.status.code(), Some(1), "{r:?}");
+        assert!(String::from_utf8_lossy(&r.stderr).contains(says), "{r:?}");
+    }
     // A manifest that does not add up is an error with its file.
     let manifest = parts.join("parts.json");
     let text = std::fs::read_to_string(&manifest).unwrap();

@@ -418,8 +418,20 @@ inline bool is_simple(const HostGraph& g, std::string& why) {
   return false;
 }
 
+/// Whether `path` is a folder of parts (`irglc graph gen rmat --parts N -o FOLDER`): a
+/// folder with a parts.json (irgl/multi.cuh reads it).
+inline bool is_parts_folder(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  return stat((path + "/parts.json").c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /// Reads a .gr file; on any problem prints "error: <message>" and exits 1.
 inline HostGraph load_gr(const std::string& path) {
+  if (is_parts_folder(path))
+    fatal("%s is a folder of parts: a program reads one only when built for several GPUs "
+          "(irglc compile --multi-gpu on), one part a GPU",
+          path.c_str());
   HostGraph g;
   std::string error;
   if (!read_gr(path, g, error)) fatal("%s", error.c_str());

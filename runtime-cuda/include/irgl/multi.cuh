@@ -31,6 +31,8 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -39,6 +41,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
@@ -97,6 +100,156 @@ inline std::vector<uint32_t> balanced_ranges(const HostGraph& g, uint32_t parts)
   return starts;
 }
 
+/// A graph held as parts (`irglc graph gen rmat --parts N -o FOLDER`, docs/graphs.md): part p
+/// is FOLDER/part-p.gr (its masters, then its mirrors; the masters' out-edges with local ids,
+/// sorted; mirrors have none) and FOLDER/part-p.mirrors (the mirrors' global ids, 32-bit
+/// little-endian, increasing). Each GPU reads its own part: the host never holds the whole
+/// graph's edges, only its offsets (load_input).
+struct PartFiles {
+  std::string folder;            // empty: the input is one .gr file, partitioned at load
+  std::vector<uint32_t> starts;  // part p's masters are starts[p] .. starts[p + 1]
+  // What parts.json records of the generation: `--symmetrize`, and a graph without
+  // self-loops and repeated edges (`--drop-self-loops` with `--dedup` or `--symmetrize`).
+  bool symmetric = false, simple = false;
+
+  int parts() const { return folder.empty() ? 0 : static_cast<int>(starts.size()) - 1; }
+  std::string graph(int p) const { return folder + "/part-" + std::to_string(p) + ".gr"; }
+  std::string mirrors(int p) const { return folder + "/part-" + std::to_string(p) + ".mirrors"; }
+};
+
+namespace detail {
+
+/// Whether the JSON text `json` has `"key": true` (the generator's own record, written by
+/// irglc; any spacing).
+inline bool json_true(const std::string& json, const char* key) {
+  const std::string quoted = std::string("\"") + key + "\"";
+  for (size_t at = json.find(quoted); at != std::string::npos; at = json.find(quoted, at + 1)) {
+    size_t i = at + quoted.size();
+    while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
+    if (i >= json.size() || json[i] != ':') continue;
+    ++i;
+    while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
+    if (json.compare(i, 4, "true") == 0) return true;
+  }
+  return false;
+}
+
+/// The unsigned integer of the first `"key": N` in the JSON text `json`, or false.
+inline bool json_number(const std::string& json, const char* key, uint64_t& out) {
+  const std::string quoted = std::string("\"") + key + "\"";
+  for (size_t at = json.find(quoted); at != std::string::npos; at = json.find(quoted, at + 1)) {
+    size_t i = at + quoted.size();
+    while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
+    if (i >= json.size() || json[i] != ':') continue;
+    ++i;
+    while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
+    if (i >= json.size() || !std::isdigit(static_cast<unsigned char>(json[i]))) continue;
+    out = std::strtoull(json.c_str() + i, nullptr, 10);
+    return true;
+  }
+  return false;
+}
+
+/// The bytes of file `path`, or false with `error` set.
+inline bool read_file(const std::string& path, std::string& out, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    error = grfmt("%s: cannot open: %s", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  FileCloser closer{f};
+  char buf[1 << 16];
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, got);
+  if (std::ferror(f)) {
+    error = grfmt("%s: read error", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+
+/// The input of a partitioned run. A .gr file is read whole (each GPU's part cut from it); a
+/// folder of parts gives the whole graph's sizes and offsets only (`edge_dst` and
+/// `edge_data` empty: main's queries of degrees work, nothing reads the whole graph's edges),
+/// from each part's header and its masters' offsets, and `files` lists the parts. On any
+/// problem prints "error: <message>" and exits 1.
+inline HostGraph load_input(const std::string& path, PartFiles& files) {
+  files = PartFiles();
+  if (!is_parts_folder(path)) return load_gr(path);
+  files.folder = path;
+  std::string manifest, error;
+  if (!detail::read_file(path + "/parts.json", manifest, error)) fatal("%s", error.c_str());
+  files.symmetric = detail::json_true(manifest, "symmetrize");
+  files.simple = detail::json_true(manifest, "drop_self_loops") &&
+                 (files.symmetric || detail::json_true(manifest, "dedup"));
+  HostGraph g;
+  g.row_start.push_back(0);
+  files.starts.push_back(0);
+  bool first = true;
+  for (int p = 0;; ++p) {
+    const std::string gr = files.graph(p), mirrors = files.mirrors(p);
+    std::FILE* f = std::fopen(gr.c_str(), "rb");
+    if (f == nullptr) {
+      if (errno == ENOENT && p > 0) break;
+      fatal("%s: cannot open: %s", gr.c_str(), std::strerror(errno));
+    }
+    detail::FileCloser closer{f};
+    uint64_t hdr[4];
+    if (!detail::read_exact(f, hdr, sizeof hdr) || hdr[0] != 1 || (hdr[1] != 0 && hdr[1] != 4))
+      fatal("%s: byte offset 0: expected a .gr version 1 header", gr.c_str());
+    const uint64_t n = hdr[2], m = hdr[3];
+    struct stat st;
+    if (stat(mirrors.c_str(), &st) != 0) fatal("%s: cannot stat: %s", mirrors.c_str(), std::strerror(errno));
+    const uint64_t nmirrors = static_cast<uint64_t>(st.st_size) / 4;
+    if (static_cast<uint64_t>(st.st_size) % 4 != 0 || nmirrors > n)
+      fatal("%s: %llu bytes: expected a 4-byte global id for each of at most %llu mirrors", mirrors.c_str(),
+            static_cast<unsigned long long>(st.st_size), static_cast<unsigned long long>(n));
+    const uint64_t masters = n - nmirrors;
+    if (first) {
+      g.has_edge_data = hdr[1] == 4;
+    } else if (g.has_edge_data != (hdr[1] == 4)) {
+      fatal("%s: byte offset 8: edge-data size %llu, but part 0 has %d", gr.c_str(),
+            static_cast<unsigned long long>(hdr[1]), g.has_edge_data ? 4 : 0);
+    }
+    first = false;
+    if (static_cast<uint64_t>(g.nnodes) + masters > UINT32_MAX - 1ull)
+      fatal("%s: the parts hold more nodes than 32-bit ids give", path.c_str());
+    if (static_cast<uint64_t>(g.nedges) + m > kMaxEdges)
+      fatal("%s: the parts hold more than %llu edges, what this build's edge indices hold; build the program "
+            "with 64-bit edge indices (nvcc -DIRGL_EDGE64)",
+            path.c_str(), static_cast<unsigned long long>(kMaxEdges));
+    // The masters' end offsets (mirrors have no edges: the last master's end is E).
+    std::vector<uint64_t> ends(masters);
+    if (masters != 0 && !detail::read_exact(f, ends.data(), masters * 8))
+      fatal("%s: byte offset 32: expected %llu offsets, found end of file", gr.c_str(),
+            static_cast<unsigned long long>(masters));
+    uint64_t prev = 0;
+    for (uint64_t v = 0; v < masters; ++v) {
+      if (ends[v] < prev || ends[v] > m)
+        fatal("%s: byte offset %llu: offsets must rise to E = %llu", gr.c_str(),
+              static_cast<unsigned long long>(32 + 8 * v), static_cast<unsigned long long>(m));
+      prev = ends[v];
+      g.row_start.push_back(static_cast<edge_t>(g.nedges + ends[v]));
+    }
+    if (prev != m)
+      fatal("%s: its mirrors have edges (the masters' offsets end at %llu of %llu): not a part of a folder of parts",
+            gr.c_str(), static_cast<unsigned long long>(prev), static_cast<unsigned long long>(m));
+    g.nnodes += static_cast<uint32_t>(masters);
+    g.nedges += static_cast<edge_t>(m);
+    files.starts.push_back(g.nnodes);
+  }
+  uint64_t nodes = 0, edges = 0;
+  if (!detail::json_number(manifest, "nodes", nodes) || !detail::json_number(manifest, "edges", edges))
+    fatal("%s/parts.json: expected the graph's `nodes` and `edges`", path.c_str());
+  if (nodes != g.nnodes || edges != static_cast<uint64_t>(g.nedges))
+    fatal("%s/parts.json: %llu nodes and %llu edges, but its parts hold %u nodes and %llu edges", path.c_str(),
+          static_cast<unsigned long long>(nodes), static_cast<unsigned long long>(edges), g.nnodes,
+          static_cast<unsigned long long>(g.nedges));
+  return g;
+}
+
 /// The GPUs a run uses: `asked` (0: every visible GPU), at most the visible ones.
 inline int gpus_to_use(uint64_t asked, const char* program) {
   int devices = 0;
@@ -110,6 +263,38 @@ inline int gpus_to_use(uint64_t asked, const char* program) {
           devices == 1 ? "" : "s");
   }
   return asked == 0 ? devices : static_cast<int>(asked);
+}
+
+/// Whether the input is symmetric: a .gr file by its edges, a folder of parts by what
+/// parts.json records of its generation (the parts' edges are read by their GPUs only).
+inline bool input_is_symmetric(const HostGraph& g, const PartFiles& files, std::string& why) {
+  if (files.parts() == 0) return is_symmetric(g, why);
+  why = files.folder + "/parts.json does not record it generated with --symmetrize";
+  return files.symmetric;
+}
+
+/// Whether the input has no self-loops and no repeated edges, as input_is_symmetric.
+inline bool input_is_simple(const HostGraph& g, const PartFiles& files, std::string& why) {
+  if (files.parts() == 0) return is_simple(g, why);
+  why = files.folder + "/parts.json does not record it generated with --drop-self-loops and --dedup (or --symmetrize)";
+  return files.simple;
+}
+
+/// The GPUs a run over `files` uses: one a part (`asked` must be 0 or that many), or as
+/// gpus_to_use for a .gr file.
+inline int gpus_for_input(uint64_t asked, const PartFiles& files, const char* program) {
+  const int parts = files.parts();
+  if (parts == 0) return gpus_to_use(asked, program);
+  if (asked != 0 && asked != static_cast<uint64_t>(parts))
+    fatal("--gpus %llu: %s is in %d part%s, one a GPU: run on %d (or generate it with --parts %llu)",
+          static_cast<unsigned long long>(asked), files.folder.c_str(), parts, parts == 1 ? "" : "s", parts,
+          static_cast<unsigned long long>(asked));
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+  if (devices < parts)
+    fatal("%s is in %d part%s, one a GPU, but this machine has %d GPU%s", files.folder.c_str(), parts,
+          parts == 1 ? "" : "s", devices, devices == 1 ? "" : "s");
+  return parts;
 }
 
 /// One part's share of a graph, built on the host: its masters (global ids first ..
@@ -165,6 +350,29 @@ inline PartGraph part_graph(const HostGraph& g, const std::vector<uint32_t>& sta
   return p;
 }
 
+/// Part `rank` of a folder of parts, read from its files, checked against the ranges.
+inline PartGraph read_part(const PartFiles& files, int rank) {
+  PartGraph p;
+  p.first = files.starts[rank];
+  p.masters = files.starts[rank + 1] - p.first;
+  std::string error;
+  if (!read_gr(files.graph(rank), p.local, error)) fatal("%s", error.c_str());
+  std::string raw;
+  if (!detail::read_file(files.mirrors(rank), raw, error)) fatal("%s", error.c_str());
+  p.mirrors.resize(raw.size() / 4);
+  std::memcpy(p.mirrors.data(), raw.data(), p.mirrors.size() * 4);
+  if (static_cast<uint64_t>(p.masters) + p.mirrors.size() != p.local.nnodes)
+    fatal("%s: %u nodes, but the part has %u masters and %zu mirrors", files.graph(rank).c_str(), p.local.nnodes,
+          p.masters, p.mirrors.size());
+  const uint32_t end = files.starts.back();
+  for (size_t i = 0; i < p.mirrors.size(); ++i) {
+    const uint32_t m = p.mirrors[i];
+    if (m >= end || (m >= p.first && m - p.first < p.masters) || (i > 0 && m <= p.mirrors[i - 1]))
+      fatal("%s: mirror %zu is %u: mirrors are other parts' nodes, increasing", files.mirrors(rank).c_str(), i, m);
+  }
+  return p;
+}
+
 /// How part `rank` exchanges with each other part q: it sends its mirrors of q's masters,
 /// local ids masters + [send_off[q], send_off[q] + send_cnt[q]) (contiguous: mirrors are
 /// sorted, ranges contiguous); it receives q's mirrors of its masters into
@@ -208,9 +416,14 @@ class Part;
 /// communicators, and a barrier with a slot per thread for the collectives of `main`.
 class Cluster {
  public:
-  Cluster(const HostGraph& whole, int gpus)
-      : whole_(whole), n_(gpus), starts_(balanced_ranges(whole, static_cast<uint32_t>(gpus))),
+  /// Over `whole` cut at balanced ranges, or over the parts of `files` (one a GPU; `whole`
+  /// then holds the sizes and offsets only, load_input).
+  Cluster(const HostGraph& whole, int gpus, const PartFiles& files = PartFiles())
+      : whole_(whole), files_(files), n_(gpus),
+        starts_(files.parts() != 0 ? files.starts : balanced_ranges(whole, static_cast<uint32_t>(gpus))),
         mirrors_(gpus), slots_(gpus), comms_(gpus) {
+    if (files.parts() != 0 && files.parts() != gpus)
+      fatal("internal error: %d GPUs for %d parts", gpus, files.parts());
     // NVLink multicast stays off unless the environment says otherwise.
     setenv("NCCL_NVLS_ENABLE", "0", 0);
     if (n_ > 1) {
@@ -228,6 +441,7 @@ class Cluster {
 
   int size() const { return n_; }
   const HostGraph& whole() const { return whole_; }
+  const PartFiles& files() const { return files_; }
   const std::vector<uint32_t>& starts() const { return starts_; }
   /// The part that owns global node `v`.
   int owner(uint32_t v) const {
@@ -288,6 +502,7 @@ class Cluster {
 
  private:
   const HostGraph& whole_;
+  const PartFiles files_;
   int n_;
   std::vector<uint32_t> starts_;
   std::vector<std::vector<uint32_t>> mirrors_;
@@ -816,7 +1031,7 @@ class Part {
  private:
   void build() {
     const auto& starts = c_.starts();
-    PartGraph pg = part_graph(whole(), starts, rank_);
+    PartGraph pg = c_.files().parts() != 0 ? read_part(c_.files(), rank_) : part_graph(whole(), starts, rank_);
     first_ = pg.first;
     masters_ = pg.masters;
     local_ = std::move(pg.local);
