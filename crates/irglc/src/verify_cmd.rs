@@ -31,8 +31,8 @@ pub struct VerifyCli {
     #[arg(long, value_parser = parse_family)]
     pub program: Family,
     /// The graph the program ran on (the same .gr file, so that edge ids agree), or the
-    /// folder of parts it ran on (`graph gen rmat --parts`: bfs, sssp, cc and pr, checked
-    /// by certificates a part at a time); graph programs only.
+    /// folder of parts it ran on (`graph gen rmat --parts`: bfs, sssp, cc, pr, mis, color
+    /// and traverse, checked by certificates a part at a time); graph programs only.
     #[arg(long)]
     pub graph: Option<PathBuf>,
     /// The mesh the program refined (a .mesh file, or Triangle files); dmr only.

@@ -11,6 +11,9 @@
 //! | `sssp` | the same with `dist` and the arc's weight `w >= 1`: `dist[v] <= dist[u] + w`, and a tight arc into every other reached node |
 //! | `cc` | the same partition as a union-find of every arc's ends |
 //! | `pr` | one Jacobi step from the program's ranks moves no node by more than `10 tol + 1e-4 r(v)` |
+//! | `mis` | no arc joins two members; every other node has a member at one end of an arc (the undirected view) |
+//! | `color` | every node colored; no arc joins two nodes of one color (self-loops aside) |
+//! | `traverse` | each node's count equals the arcs into it |
 //!
 //! For bfs and sssp the two conditions together give exactly the distances: the first keeps
 //! every label at or below the distance (along a shortest path from `src`), the second, above
@@ -27,6 +30,7 @@ use rayon::prelude::*;
 use super::{PR_RELATIVE_TOLERANCE, Program, Verdict, node_array, param, show_u32, unsigned};
 use crate::INF_U32;
 use crate::error::{GraphError, Result};
+use crate::output::ValueType;
 use crate::output::{OutputFile, Values};
 use crate::parts::GeneratedPart;
 use crate::reference::cc;
@@ -45,7 +49,15 @@ pub trait PartSource: Sync {
 }
 
 /// The programs whose answers a pass over the parts can check.
-pub const PART_PROGRAMS: [Program; 4] = [Program::Bfs, Program::Sssp, Program::Cc, Program::Pr];
+pub const PART_PROGRAMS: [Program; 7] = [
+    Program::Bfs,
+    Program::Sssp,
+    Program::Cc,
+    Program::Pr,
+    Program::Mis,
+    Program::Color,
+    Program::Traverse,
+];
 
 /// Checks `out` for `program` on the graph of `parts`.
 pub fn verify_parts(program: Program, parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
@@ -66,6 +78,9 @@ pub fn verify_parts(program: Program, parts: &dyn PartSource, out: &OutputFile) 
         Program::Sssp => verify_distances(program, parts, out, "dist"),
         Program::Cc => verify_cc(parts, out),
         Program::Pr => verify_pr(parts, out),
+        Program::Mis => verify_mis(parts, out),
+        Program::Color => verify_color(parts, out),
+        Program::Traverse => verify_traverse(parts, out),
         _ => Err(GraphError::Invalid(format!(
             "`{}` cannot be verified over parts: its check needs the whole graph in memory (over parts: {})",
             program.name(),
@@ -408,6 +423,121 @@ fn verify_pr(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
     Ok(verdict)
 }
 
+fn verify_mis(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Mis;
+    let a = node_array(out, "in_mis", p)?;
+    let got = unsigned(out, a, p)?;
+    if a.ty != ValueType::Bool && got.iter().any(|&x| x > 1) {
+        return Err(GraphError::line(
+            &out.path,
+            a.line,
+            "`in_mis` must hold 0 or 1 for every node",
+        ));
+    }
+    let member = |v: u32| got[v as usize] == 1;
+    let faults = Faults::default();
+    let covered = Bits::new(parts.nodes());
+    each_part(parts, |_, c| {
+        c.arcs(|u, v, _| {
+            if u == v {
+                return;
+            }
+            match (member(u), member(v)) {
+                (true, true) => {
+                    faults.add(|| format!("nodes {u} and {v}: both in the set, joined by an arc"))
+                }
+                (true, false) => covered.set(v),
+                (false, true) => covered.set(u),
+                (false, false) => {}
+            }
+        });
+        Ok(())
+    })?;
+    let size = (0..parts.nodes())
+        .into_par_iter()
+        .filter(|&v| {
+            if !member(v) && !covered.get(v) {
+                faults.add(|| {
+                    format!(
+                        "node {v}: not in the set, and no neighbour is (the set is not maximal)"
+                    )
+                });
+            }
+            member(v)
+        })
+        .count();
+    let mut v = Verdict::new(p);
+    faults.into_verdict(&mut v);
+    v.summary.push(format!(
+        "checked independence and maximality of a set of {size} of {} nodes over {} parts (arcs taken as undirected): {} problems",
+        parts.nodes(),
+        parts.count(),
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_color(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Color;
+    let got = unsigned(out, node_array(out, "color", p)?, p)?;
+    let inf = u64::from(INF_U32);
+    let faults = Faults::default();
+    each_part(parts, |_, c| {
+        c.arcs(|u, v, _| {
+            let (cu, cv) = (got[u as usize], got[v as usize]);
+            if u != v && cu == cv && cu < inf {
+                faults.add(|| format!("nodes {u} and {v}: neighbours with the same color {cu}"));
+            }
+        });
+        Ok(())
+    })?;
+    for (i, &c) in got.iter().enumerate() {
+        if c >= inf {
+            faults.add(|| format!("node {i}: not colored (color {})", show_u32(c)));
+        }
+    }
+    let colors = got.iter().filter(|&&c| c < inf).max().map_or(0, |&c| c + 1);
+    let mut v = Verdict::new(p);
+    faults.into_verdict(&mut v);
+    v.summary.push(format!(
+        "checked the colors of {} nodes over {} parts (colors 0..{colors}): {} problems",
+        parts.nodes(),
+        parts.count(),
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
+fn verify_traverse(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Traverse;
+    let got = unsigned(out, node_array(out, "hits", p)?, p)?;
+    let into: Vec<AtomicU64> = (0..parts.nodes())
+        .into_par_iter()
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    each_part(parts, |_, c| {
+        c.arcs(|_, v, _| {
+            into[v as usize].fetch_add(1, Ordering::Relaxed);
+        });
+        Ok(())
+    })?;
+    let mut v = Verdict::new(p);
+    for (i, (d, &g)) in into.iter().zip(got).enumerate() {
+        let d = d.load(Ordering::Relaxed);
+        if d != g {
+            v.mismatch(|| format!("node {i}: expected {d}, got {g}"));
+        }
+    }
+    v.summary.push(format!(
+        "compared the pushes counted at {} nodes with the arcs into them over {} parts ({} arcs): {} differ",
+        parts.nodes(),
+        parts.count(),
+        parts.edges(),
+        v.mismatch_count
+    ));
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -643,6 +773,94 @@ mod tests {
             let out = file(&g, head, "node rank f64", &shown(&w));
             assert!(!verify_parts(Program::Pr, &m, &out).unwrap().ok);
         }
+    }
+
+    /// A set chosen greedily (each node joins unless a neighbour has) and a greedy coloring.
+    fn greedy(g: &Csr) -> (Vec<u64>, Vec<u64>) {
+        let mut set = vec![0u64; g.n as usize];
+        let mut color = vec![u64::from(INF_U32); g.n as usize];
+        for v in 0..g.n {
+            if g.neighbours(v).iter().all(|&w| set[w as usize] == 0) {
+                set[v as usize] = 1;
+            }
+            let used: std::collections::BTreeSet<u64> =
+                g.neighbours(v).iter().map(|&w| color[w as usize]).collect();
+            color[v as usize] = (0..).find(|c| !used.contains(c)).unwrap();
+        }
+        (set, color)
+    }
+
+    #[test]
+    fn sets_colorings_and_counts_are_checked_arc_by_arc() {
+        let (g, m) = graph();
+        let (set, color) = greedy(&g);
+        let hub = (0..g.n).max_by_key(|&v| g.degree(v)).unwrap();
+        let member = (0..g.n)
+            .find(|&v| set[v as usize] == 1 && g.degree(v) > 0)
+            .unwrap() as usize;
+        let beside = g.neighbours(member as u32)[0] as usize;
+        assert!(both(
+            Program::Mis,
+            &g,
+            &m,
+            "",
+            "node in_mis bool",
+            &show(&set)
+        ));
+        let mut joined = set.clone();
+        joined[beside] = 1;
+        let mut dropped = set.clone();
+        dropped[member] = 0;
+        for w in [joined, dropped] {
+            assert!(!both(Program::Mis, &g, &m, "", "node in_mis bool", &show(&w)));
+        }
+        assert!(both(
+            Program::Color,
+            &g,
+            &m,
+            "",
+            "node color u32",
+            &show(&color)
+        ));
+        let mut clash = color.clone();
+        clash[beside] = clash[member];
+        let mut blank = color.clone();
+        blank[hub as usize] = u64::from(INF_U32);
+        for w in [clash, blank] {
+            assert!(!both(
+                Program::Color,
+                &g,
+                &m,
+                "",
+                "node color u32",
+                &show(&w)
+            ));
+        }
+        let hits: Vec<u64> = (0..g.n)
+            .map(|v| {
+                (0..g.n)
+                    .map(|u| g.neighbours(u).iter().filter(|&&w| w == v).count() as u64)
+                    .sum()
+            })
+            .collect();
+        assert!(both(
+            Program::Traverse,
+            &g,
+            &m,
+            "",
+            "node hits u64",
+            &show(&hits)
+        ));
+        let mut more = hits.clone();
+        more[hub as usize] += 1;
+        assert!(!both(
+            Program::Traverse,
+            &g,
+            &m,
+            "",
+            "node hits u64",
+            &show(&more)
+        ));
     }
 
     #[test]
