@@ -14,37 +14,13 @@
 #include <set>
 #include <vector>
 
+#include "test_graphs.cuh"
 #include "test_util.cuh"
 
 namespace {
 
 using irgl_test::hash32;
-
-/// A ring (v - 1 and v + 1) with one chord per node to a node far away, both directions:
-/// every part has mirrors of every other part.
-irgl::HostGraph ring_with_chords(uint32_t n) {
-  std::vector<std::vector<uint32_t>> adj(n);
-  for (uint32_t v = 0; v < n; ++v) {
-    const uint32_t w = (v + 1) % n, c = hash32(v) % n;
-    adj[v].push_back(w);
-    adj[w].push_back(v);
-    if (c != v) {
-      adj[v].push_back(c);
-      adj[c].push_back(v);
-    }
-  }
-  irgl::HostGraph g;
-  g.nnodes = n;
-  g.row_start.push_back(0);
-  for (auto& a : adj) {
-    std::sort(a.begin(), a.end());
-    a.erase(std::unique(a.begin(), a.end()), a.end());
-    g.edge_dst.insert(g.edge_dst.end(), a.begin(), a.end());
-    g.row_start.push_back(static_cast<irgl::edge_t>(g.edge_dst.size()));
-  }
-  g.nedges = static_cast<irgl::edge_t>(g.edge_dst.size());
-  return g;
-}
+using irgl_test::ring_with_chords;
 
 int gpus() {
   int n = 0;

@@ -15,41 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "test_graphs.cuh"
 #include "test_util.cuh"
 
 namespace {
 
-using irgl_test::hash32;
-
-/// A ring with a chord per node, both directions, sorted lists; weights when `weighted`.
-irgl::HostGraph ring_with_chords(uint32_t n, bool weighted) {
-  std::vector<std::vector<uint32_t>> adj(n);
-  for (uint32_t v = 0; v < n; ++v) {
-    const uint32_t w = (v + 1) % n, c = hash32(v) % n;
-    adj[v].push_back(w);
-    adj[w].push_back(v);
-    if (c != v) {
-      adj[v].push_back(c);
-      adj[c].push_back(v);
-    }
-  }
-  irgl::HostGraph g;
-  g.nnodes = n;
-  g.has_edge_data = weighted;
-  g.row_start.push_back(0);
-  for (uint32_t v = 0; v < n; ++v) {
-    auto& a = adj[v];
-    std::sort(a.begin(), a.end());
-    a.erase(std::unique(a.begin(), a.end()), a.end());
-    for (uint32_t d : a) {
-      g.edge_dst.push_back(d);
-      if (weighted) g.edge_data.push_back(1 + hash32(v ^ (d << 8)) % 100);
-    }
-    g.row_start.push_back(static_cast<irgl::edge_t>(g.edge_dst.size()));
-  }
-  g.nedges = static_cast<irgl::edge_t>(g.edge_dst.size());
-  return g;
-}
+using irgl_test::ring_with_chords;
 
 std::string folder(const std::string& name) {
   return "/tmp/irgl-test-" + std::to_string(getpid()) + "-" + name;

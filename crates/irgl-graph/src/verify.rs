@@ -485,10 +485,19 @@ fn verify_sssp(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
 fn verify_cc(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
     let (g, p) = (vf.g, Program::Cc);
     let got = unsigned(out, node_array(out, "comp", p)?, p)?;
-    let got32: Vec<u32> = got.iter().map(|&x| x as u32).collect();
     let expected = vf.memo("cc".to_string(), cc::components_union_find);
-    let mut v = Verdict::new(p);
-    for m in cc::same_partition(&expected, &got32) {
+    Ok(components_verdict(
+        &expected,
+        got,
+        &format!("{} nodes", g.n),
+    ))
+}
+
+/// cc's verdict: `got` against the components `expected`, compared as partitions of `what`.
+fn components_verdict(expected: &[u32], got: &[u64], what: &str) -> Verdict {
+    let got32: Vec<u32> = got.iter().map(|&x| x as u32).collect();
+    let mut v = Verdict::new(Program::Cc);
+    for m in cc::same_partition(expected, &got32) {
         v.mismatch(|| {
             format!(
                 "node {}: expected in the component of node {}, got grouped with node {} (label {})",
@@ -497,20 +506,19 @@ fn verify_cc(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
         });
     }
     v.summary.push(format!(
-        "compared as partitions of {} nodes: expected {} components, got {}; {} nodes misplaced",
-        g.n,
-        cc::count(&expected),
+        "compared as partitions of {what}: expected {} components, got {}; {} nodes misplaced",
+        cc::count(expected),
         cc::count(&got32),
         v.mismatch_count
     ));
-    Ok(v)
+    v
 }
 
-fn verify_pr(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
-    let (g, p) = (vf.g, Program::Pr);
+/// A PageRank output's `alpha` and `tol`, checked, and its ranks.
+fn pr_output(out: &OutputFile) -> Result<(f64, f64, &[f64])> {
+    let p = Program::Pr;
     let alpha: f64 = param(out, "alpha", p, "a number in [0, 1)")?;
     let tol: f64 = param(out, "tol", p, "a non-negative number")?;
-    let max_iter: u64 = param(out, "max_iter", p, "a non-negative integer")?;
     if !(0.0..1.0).contains(&alpha) || tol.is_nan() || tol < 0.0 {
         return Err(GraphError::file(
             &out.path,
@@ -518,13 +526,20 @@ fn verify_pr(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
         ));
     }
     let a = node_array(out, "rank", p)?;
-    let Values::Float(got) = &a.values else {
+    let Values::Float(rank) = &a.values else {
         return Err(GraphError::line(
             &out.path,
             a.line,
             format!("`rank` has type {}, expected f32 or f64", a.ty.name()),
         ));
     };
+    Ok((alpha, tol, rank))
+}
+
+fn verify_pr(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
+    let (g, p) = (vf.g, Program::Pr);
+    let (alpha, tol, got) = pr_output(out)?;
+    let max_iter: u64 = param(out, "max_iter", p, "a non-negative integer")?;
     let r = vf.memo(format!("pr {alpha:e} {tol:e} {max_iter}"), |g| {
         pagerank::pagerank(
             g,
@@ -600,7 +615,8 @@ fn verify_tc(vf: &Verifier<'_>, out: &OutputFile) -> Result<Verdict> {
     Ok(v)
 }
 
-fn verify_mis(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+/// mis's `in_mis`, checked to hold 0 or 1 at every node.
+fn mis_output(out: &OutputFile) -> Result<&[u64]> {
     let p = Program::Mis;
     let a = node_array(out, "in_mis", p)?;
     let got = unsigned(out, a, p)?;
@@ -611,6 +627,12 @@ fn verify_mis(g: &Csr, out: &OutputFile) -> Result<Verdict> {
             "`in_mis` must hold 0 or 1 for every node",
         ));
     }
+    Ok(got)
+}
+
+fn verify_mis(g: &Csr, out: &OutputFile) -> Result<Verdict> {
+    let p = Program::Mis;
+    let got = mis_output(out)?;
     let set: Vec<bool> = got.iter().map(|&x| x == 1).collect();
     let mut v = Verdict::new(p);
     for problem in mis::check(g, &set) {

@@ -119,33 +119,35 @@ struct PartFiles {
 
 namespace detail {
 
-/// Whether the JSON text `json` has `"key": true` (the generator's own record, written by
-/// irglc; any spacing).
-inline bool json_true(const std::string& json, const char* key) {
+/// Where the value of a `"key": VALUE` of the JSON text `json` starts, from `from` on, or
+/// npos (the generator's own record, written by irglc; any spacing).
+inline size_t json_value(const std::string& json, const char* key, size_t from = 0) {
   const std::string quoted = std::string("\"") + key + "\"";
-  for (size_t at = json.find(quoted); at != std::string::npos; at = json.find(quoted, at + 1)) {
+  for (size_t at = json.find(quoted, from); at != std::string::npos; at = json.find(quoted, at + 1)) {
     size_t i = at + quoted.size();
     while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
     if (i >= json.size() || json[i] != ':') continue;
     ++i;
     while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
-    if (json.compare(i, 4, "true") == 0) return true;
+    return i;
   }
+  return std::string::npos;
+}
+
+/// Whether some `"key"` of `json` is `true`.
+inline bool json_true(const std::string& json, const char* key) {
+  for (size_t i = json_value(json, key); i != std::string::npos; i = json_value(json, key, i))
+    if (json.compare(i, 4, "true") == 0) return true;
   return false;
 }
 
-/// The unsigned integer of the first `"key": N` in the JSON text `json`, or false.
+/// The unsigned integer of the first `"key": N` in `json`, or false.
 inline bool json_number(const std::string& json, const char* key, uint64_t& out) {
-  const std::string quoted = std::string("\"") + key + "\"";
-  for (size_t at = json.find(quoted); at != std::string::npos; at = json.find(quoted, at + 1)) {
-    size_t i = at + quoted.size();
-    while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
-    if (i >= json.size() || json[i] != ':') continue;
-    ++i;
-    while (i < json.size() && std::isspace(static_cast<unsigned char>(json[i]))) ++i;
-    if (i >= json.size() || !std::isdigit(static_cast<unsigned char>(json[i]))) continue;
-    out = std::strtoull(json.c_str() + i, nullptr, 10);
-    return true;
+  for (size_t i = json_value(json, key); i != std::string::npos; i = json_value(json, key, i)) {
+    if (i < json.size() && std::isdigit(static_cast<unsigned char>(json[i]))) {
+      out = std::strtoull(json.c_str() + i, nullptr, 10);
+      return true;
+    }
   }
   return false;
 }

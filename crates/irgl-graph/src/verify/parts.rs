@@ -27,11 +27,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{PR_RELATIVE_TOLERANCE, Program, Verdict, node_array, param, show_u32, unsigned};
+use super::{
+    PR_RELATIVE_TOLERANCE, Program, Verdict, components_verdict, mis_output, node_array, param,
+    pr_output, show_u32, unsigned,
+};
 use crate::INF_U32;
 use crate::error::{GraphError, Result};
-use crate::output::ValueType;
-use crate::output::{OutputFile, Values};
+use crate::output::OutputFile;
 use crate::parts::GeneratedPart;
 use crate::reference::cc;
 
@@ -330,51 +332,18 @@ fn verify_distances(
 fn verify_cc(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
     let p = Program::Cc;
     let got = unsigned(out, node_array(out, "comp", p)?, p)?;
-    let got32: Vec<u32> = got.iter().map(|&x| x as u32).collect();
     let forest = cc::Forest::new(parts.nodes());
     each_part(parts, |_, c| {
         c.arcs(|u, v, _| forest.unite(u, v));
         Ok(())
     })?;
-    let expected = forest.labels();
-    let mut v = Verdict::new(p);
-    for m in cc::same_partition(&expected, &got32) {
-        v.mismatch(|| {
-            format!(
-                "node {}: expected in the component of node {}, got grouped with node {} (label {})",
-                m.node, m.expected_with, m.got_with, got[m.node as usize]
-            )
-        });
-    }
-    v.summary.push(format!(
-        "compared as partitions of {} nodes over {} parts: expected {} components, got {}; {} nodes misplaced",
-        parts.nodes(),
-        parts.count(),
-        cc::count(&expected),
-        cc::count(&got32),
-        v.mismatch_count
-    ));
-    Ok(v)
+    let what = format!("{} nodes over {} parts", parts.nodes(), parts.count());
+    Ok(components_verdict(&forest.labels(), got, &what))
 }
 
 fn verify_pr(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
     let p = Program::Pr;
-    let alpha: f64 = param(out, "alpha", p, "a number in [0, 1)")?;
-    let tol: f64 = param(out, "tol", p, "a non-negative number")?;
-    if !(0.0..1.0).contains(&alpha) || tol.is_nan() || tol < 0.0 {
-        return Err(GraphError::file(
-            &out.path,
-            format!("params alpha = {alpha} and tol = {tol}: expected 0 <= alpha < 1 and tol >= 0"),
-        ));
-    }
-    let a = node_array(out, "rank", p)?;
-    let Values::Float(rank) = &a.values else {
-        return Err(GraphError::line(
-            &out.path,
-            a.line,
-            format!("`rank` has type {}, expected f32 or f64", a.ty.name()),
-        ));
-    };
+    let (alpha, tol, rank) = pr_output(out)?;
     // The pushed shares, f64 bits added by compare-and-swap.
     let sum: Vec<AtomicU64> = (0..parts.nodes())
         .into_par_iter()
@@ -425,15 +394,7 @@ fn verify_pr(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
 
 fn verify_mis(parts: &dyn PartSource, out: &OutputFile) -> Result<Verdict> {
     let p = Program::Mis;
-    let a = node_array(out, "in_mis", p)?;
-    let got = unsigned(out, a, p)?;
-    if a.ty != ValueType::Bool && got.iter().any(|&x| x > 1) {
-        return Err(GraphError::line(
-            &out.path,
-            a.line,
-            "`in_mis` must hold 0 or 1 for every node",
-        ));
-    }
+    let got = mis_output(out)?;
     let member = |v: u32| got[v as usize] == 1;
     let faults = Faults::default();
     let covered = Bits::new(parts.nodes());
@@ -812,7 +773,14 @@ mod tests {
         let mut dropped = set.clone();
         dropped[member] = 0;
         for w in [joined, dropped] {
-            assert!(!both(Program::Mis, &g, &m, "", "node in_mis bool", &show(&w)));
+            assert!(!both(
+                Program::Mis,
+                &g,
+                &m,
+                "",
+                "node in_mis bool",
+                &show(&w)
+            ));
         }
         assert!(both(
             Program::Color,
