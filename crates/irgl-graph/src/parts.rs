@@ -9,9 +9,12 @@
 //! is before parallel edges merge: the merged degrees are known only once a part is built.
 //!
 //! Cost: one pass over the edge stream counts every node's arcs (a 64-bit offset per node),
-//! then one pass per part places its masters' arcs; a part's lists are then sorted, merged,
-//! weighted and relabelled in place. Memory: the counters plus the largest part as generated.
-//! Every pass is parallel (rayon) and gives the same part on any number of threads.
+//! then one pass per batch of consecutive parts places their masters' arcs (as many parts as
+//! fit half the machine's memory together: one pass for all of them when the graph fits, one
+//! a part when a part barely does); a part's lists are then sorted, merged, weighted and
+//! relabelled in place. Memory: the counters plus a batch as generated (at least the largest
+//! part). Every pass is parallel (rayon) and gives the same part on any number of threads and
+//! in any batching.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -55,6 +58,20 @@ pub fn rmat_parts(
     spec: RmatSpec,
     opts: PartOptions,
     parts: u32,
+    progress: &dyn Progress,
+    each: impl FnMut(GeneratedPart) -> Result<()>,
+) -> Result<Vec<u32>> {
+    // Parts placed together while they fit half the machine's memory.
+    let budget = crate::memory::physical().map_or(u128::MAX, |b| u128::from(b) / 2);
+    rmat_parts_within(spec, opts, parts, budget, progress, each)
+}
+
+/// [`rmat_parts`], placing consecutive parts in one pass while they fit `budget` bytes.
+fn rmat_parts_within(
+    spec: RmatSpec,
+    opts: PartOptions,
+    parts: u32,
+    budget: u128,
     progress: &dyn Progress,
     mut each: impl FnMut(GeneratedPart) -> Result<()>,
 ) -> Result<Vec<u32>> {
@@ -107,16 +124,39 @@ pub fn rmat_parts(
     progress.finish();
     par::exclusive_prefix_sums(&mut offsets);
     let starts = ranges_by_offsets(&offsets, parts);
-    for p in 0..starts.len() - 1 {
-        let masters = starts[p]..starts[p + 1];
+    let weight_bytes = if opts.weights.is_some() { 4 } else { 0 };
+    for batch in batches(&starts, &offsets, weight_bytes, budget) {
+        let (lo, hi) = (batch.start, batch.end);
+        let range = starts[lo]..starts[hi];
         progress.start(
-            &format!("placing the arcs of part {p}"),
+            &if hi - lo == 1 {
+                format!("placing the arcs of part {lo}")
+            } else {
+                format!("placing the arcs of parts {lo} to {}", hi - 1)
+            },
             Some(stream.chunks() as u64),
             Unit::Items,
         );
-        let part = build_part(&arcs, &offsets, masters, n, progress);
+        let placed = place(&arcs, &offsets, range.clone(), progress);
         progress.finish();
-        each(part?)?;
+        let mut placed = placed?;
+        // The batch's parts in order: each after the first cut from the end of what is left.
+        let mut parts = Vec::with_capacity(hi - lo);
+        for p in (lo + 1..hi).rev() {
+            let at = (offsets[starts[p] as usize] - offsets[range.start as usize]) as usize;
+            parts.push(placed.split_off(at));
+            placed.shrink_to_fit();
+        }
+        parts.push(placed);
+        for (p, dst) in (lo..hi).zip(parts.into_iter().rev()) {
+            each(finish_part(
+                &arcs,
+                &offsets,
+                dst,
+                starts[p]..starts[p + 1],
+                n,
+            )?)?;
+        }
     }
     Ok(starts)
 }
@@ -273,14 +313,89 @@ struct Slot {
 /// holds its arcs, 8 bytes each, until their owners have taken them).
 const BATCH_PER_THREAD: usize = 4;
 
-/// The part owning `masters`: its arcs placed, each list sorted (and merged), weighted, and
-/// relabelled to local ids.
-fn build_part(
+/// The batches of consecutive parts placed by one pass over the stream each: as many parts as
+/// fit `budget` bytes together (a part's arcs as generated, 4 bytes each and `weight_bytes`
+/// more, 24 bytes a master; and the largest part once more, cut out of the batch's arcs), at
+/// least one. One pass a part when they do not fit together; two passes in all (counting and
+/// placing) when the whole graph fits.
+fn batches(starts: &[u32], whole: &[u64], weight_bytes: u128, budget: u128) -> Vec<Range<usize>> {
+    let bytes = |p: usize| {
+        let (a, b) = (starts[p] as usize, starts[p + 1] as usize);
+        u128::from(whole[b] - whole[a]) * (4 + weight_bytes) + (b - a) as u128 * 24
+    };
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let (mut used, mut largest) = (0u128, 0u128);
+    for p in 0..starts.len() - 1 {
+        let b = bytes(p);
+        match out.last_mut() {
+            Some(last) if used + b + largest.max(b) <= budget => {
+                last.end = p + 1;
+                used += b;
+                largest = largest.max(b);
+            }
+            _ => {
+                out.push(p..p + 1);
+                (used, largest) = (b, b);
+            }
+        }
+    }
+    out
+}
+
+/// The arcs of the masters `range` as generated, placed by source: node `v`'s from
+/// `whole[v] - whole[range.start]` on.
+fn place(
     arcs: &Arcs,
     whole: &[u64],
+    range: Range<u32>,
+    progress: &dyn Progress,
+) -> Result<Vec<u32>> {
+    let (first, m) = (range.start, range.end - range.start);
+    let base = whole[range.start as usize];
+    let offsets: Vec<u64> = whole[range.start as usize..=range.end as usize]
+        .par_iter()
+        .map(|&o| o - base)
+        .collect();
+    let placed = *offsets.last().unwrap();
+    // Its arcs as generated (and, later, their weights), and per master offsets, cursors,
+    // lengths.
+    let weight_bytes = if arcs.opts.weights.is_some() { 4 } else { 0 };
+    crate::memory::fits(
+        u128::from(placed) * (4 + weight_bytes) + u128::from(m) * 24,
+        &format!("a part of {m} nodes and {placed} arcs"),
+    )?;
+    let mut dst = vec![0u32; placed as usize];
+    // Each owner with its masters' cursors and their slice of `dst`.
+    let owners = Owners::new(range.clone());
+    let ranges = owners.ranges();
+    let mut cursors: Vec<u64> = offsets[..m as usize].to_vec();
+    let mut states: Vec<(u32, u64, &mut [u64], &mut [u32])> = ranges
+        .iter()
+        .zip(par::split_nodes(&mut cursors, &ranges))
+        .zip(par::split_by_ranges(&mut dst, &offsets, &ranges))
+        .map(|((r, c), d)| (first + r.start as u32, offsets[r.start], c, d))
+        .collect();
+    arcs.route(
+        &owners,
+        &mut states,
+        progress,
+        |(from, base, cursor, dst), u, v| {
+            let c = &mut cursor[(u - *from) as usize];
+            dst[(*c - *base) as usize] = v;
+            *c += 1;
+        },
+    );
+    Ok(dst)
+}
+
+/// The part owning `masters` from its placed arcs `dst` ([`place`]): each list sorted (and
+/// merged), weighted, and relabelled to local ids.
+fn finish_part(
+    arcs: &Arcs,
+    whole: &[u64],
+    mut dst: Vec<u32>,
     masters: Range<u32>,
     n: u32,
-    progress: &dyn Progress,
 ) -> Result<GeneratedPart> {
     let (first, m) = (masters.start, masters.end - masters.start);
     let base = whole[masters.start as usize];
@@ -288,36 +403,7 @@ fn build_part(
         .par_iter()
         .map(|&o| o - base)
         .collect();
-    let placed = *offsets.last().unwrap();
-    // Its arcs as generated (and their weights), and per master offsets, cursors, lengths.
-    let weight_bytes = if arcs.opts.weights.is_some() { 4 } else { 0 };
-    crate::memory::fits(
-        u128::from(placed) * (4 + weight_bytes) + u128::from(m) * 24,
-        &format!("a part of {m} nodes and {placed} arcs"),
-    )?;
-    let mut dst = vec![0u32; placed as usize];
-    {
-        // Each owner with its masters' cursors and their slice of `dst`.
-        let owners = Owners::new(masters.clone());
-        let ranges = owners.ranges();
-        let mut cursors: Vec<u64> = offsets[..m as usize].to_vec();
-        let mut states: Vec<(u32, u64, &mut [u64], &mut [u32])> = ranges
-            .iter()
-            .zip(par::split_nodes(&mut cursors, &ranges))
-            .zip(par::split_by_ranges(&mut dst, &offsets, &ranges))
-            .map(|((r, c), d)| (first + r.start as u32, offsets[r.start], c, d))
-            .collect();
-        arcs.route(
-            &owners,
-            &mut states,
-            progress,
-            |(from, base, cursor, dst), u, v| {
-                let c = &mut cursor[(u - *from) as usize];
-                dst[(*c - *base) as usize] = v;
-                *c += 1;
-            },
-        );
-    }
+    debug_assert_eq!(dst.len() as u64, *offsets.last().unwrap());
     // Each list sorted and, where parallel edges merge, merged: its kept length.
     let merge = arcs.merges();
     let ranges = par::edge_ranges(&offsets);
@@ -517,6 +603,53 @@ mod tests {
                 assert_eq!(a.csr, b.csr, "{opts:?} part {p}");
             }
         }
+    }
+
+    #[test]
+    fn parts_placed_together_are_the_parts_placed_one_by_one() {
+        let opts = PartOptions {
+            symmetrize: true,
+            drop_self_loops: true,
+            dedup: false,
+            weights: Some(7),
+        };
+        let spec = RmatSpec {
+            scale: 10,
+            edge_factor: 8,
+            params: RmatParams::default(),
+            seed: 3,
+        };
+        let run = |budget: u128| {
+            let mut out = Vec::new();
+            rmat_parts_within(spec, opts, 5, budget, &NoProgress, |p| {
+                out.push(p);
+                Ok(())
+            })
+            .unwrap();
+            out
+        };
+        let one_by_one = run(0);
+        assert_eq!(one_by_one.len(), 5);
+        // Two or three parts a pass, and all five in one.
+        for budget in [100_000, 130_000, u128::MAX] {
+            assert_eq!(run(budget), one_by_one, "budget {budget}");
+        }
+    }
+
+    #[test]
+    fn batches_hold_what_fits_and_at_least_a_part() {
+        // Five parts of 10 arcs and 1 master each: 10 * 4 + 24 = 64 bytes, weights aside.
+        let starts = [0u32, 1, 2, 3, 4, 5];
+        let whole = [0u64, 10, 20, 30, 40, 50];
+        // Each batch: its parts, and its largest part once more.
+        assert_eq!(
+            batches(&starts, &whole, 0, 0),
+            vec![0..1, 1..2, 2..3, 3..4, 4..5]
+        );
+        assert_eq!(batches(&starts, &whole, 0, 3 * 64), vec![0..2, 2..4, 4..5]);
+        assert_eq!(batches(&starts, &whole, 0, 6 * 64), vec![0..5]);
+        // With weights: 10 * 8 + 24 = 104 bytes a part.
+        assert_eq!(batches(&starts, &whole, 4, 4 * 104), vec![0..3, 3..5]);
     }
 
     /// The part starts of a graph whose nodes have `counts` arcs.

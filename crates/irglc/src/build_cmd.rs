@@ -343,9 +343,11 @@ pub(crate) fn prepare_graph(
     // A folder of parts as it is: nothing converts it (its generation gave it weights and
     // both directions or not; the program checks them as it loads).
     if crate::parts_folder::is_parts_folder(graph) {
-        if needs.weights
-            && !crate::parts_folder::PartsFolder::open(graph).is_ok_and(|f| f.weighted())
-        {
+        let folder = crate::parts_folder::PartsFolder::open(graph).map_err(|e| {
+            say!("error: {e}");
+            Failure::User
+        })?;
+        if needs.weights && !folder.weighted() {
             say!(
                 "error: {} has no edge weights, which the program reads: generate it with --weights SEED",
                 graph.display()
