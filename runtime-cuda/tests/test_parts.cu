@@ -110,8 +110,21 @@ TEST(the_generators_record_says_what_the_parts_are) {
     (void)irgl::load_input(dir, files);
     std::string why;
     EXPECT(!irgl::input_is_symmetric(g, files, why));
-    EXPECT(irgl_test::contains(why, "--symmetrize"));
+    EXPECT(irgl_test::contains(why, "symmetric"));
     EXPECT(!irgl::input_is_simple(g, files, why));
+    remove_parts(dir);
+  }
+  {
+    // `graph partition -o` records what it found of the graph, not how it was generated.
+    const std::string dir = folder("facts");
+    write_parts(dir, g, 2, "");
+    const std::string text = "{\"nodes\": " + std::to_string(g.nnodes) + ", \"edges\": " + std::to_string(g.nedges) +
+                             ", \"symmetric\": true, \"simple\": true, \"generated\": {\"partitioned\": \"g.gr\"}}";
+    write_file(dir + "/parts.json", text.data(), text.size());
+    irgl::PartFiles files;
+    (void)irgl::load_input(dir, files);
+    std::string why;
+    EXPECT(irgl::input_is_symmetric(g, files, why) && irgl::input_is_simple(g, files, why));
     remove_parts(dir);
   }
   // A .gr file is read whole, its checks on its edges.

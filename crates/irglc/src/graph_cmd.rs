@@ -48,6 +48,10 @@ pub struct PartitionArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also write the parts into this new folder, as `graph gen rmat --parts` writes them
+    /// (docs/graphs.md): a program built with `--multi-gpu on` reads it, one part a GPU.
+    #[arg(short, long, value_name = "FOLDER")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub input_options: InputOptions,
 }
@@ -503,6 +507,29 @@ fn partition(args: PartitionArgs) -> Result<ExitCode, GraphError> {
     let (g, _) = load_graph(&args.graph, &args.input_options)?;
     let p = irgl_graph::partition::partition(&g, args.parts);
     let s = p.stats();
+    if let Some(dir) = &args.output {
+        let facts = Facts {
+            symmetric: g.is_symmetric(),
+            simple: g.is_sorted()
+                && (0..g.n).all(|u| {
+                    let list = g.neighbours(u);
+                    !list.contains(&u) && list.windows(2).all(|w| w[0] != w[1])
+                }),
+            weighted: g.weights.is_some(),
+        };
+        let generated = serde_json::json!({ "partitioned": args.graph.display().to_string() });
+        write_parts_folder(dir, &facts, generated, |each| {
+            for part in &p.parts {
+                each(irgl_graph::parts::GeneratedPart {
+                    masters: part.masters.clone(),
+                    csr: part.csr.clone(),
+                    mirrors: part.mirrors.clone(),
+                })?;
+            }
+            Ok(p.starts.clone())
+        })?;
+        say!("wrote {} parts into {}", args.parts, dir.display());
+    }
     // A 4-byte value per mirror each way: the reduction into masters, the broadcast back.
     let exchange_bytes = s.mirrors * 4;
     if args.json {
@@ -647,19 +674,29 @@ fn info(args: InfoArgs) -> Result<ExitCode, GraphError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `graph gen rmat --parts N`: each part generated and written in turn into a new folder
-/// (written under a temporary name, renamed into place once complete).
-fn gen_rmat_parts(spec: &RmatSpec, parts: u32, out: &GenOutput) -> Result<ExitCode, GraphError> {
-    let dir = &out.output;
+/// What a folder of parts records of its graph, beside its generation: whether every arc has
+/// its reverse and whether the lists hold no self-loop and no repeat (the programs' `graph g :
+/// symmetric` and `simple` read them: each part holds only its own arcs).
+struct Facts {
+    symmetric: bool,
+    simple: bool,
+    weighted: bool,
+}
+
+/// Writes a new folder of parts at `dir` (under a temporary name, renamed into place once
+/// complete): `produce` hands each part to its callback in order and returns the ranges.
+fn write_parts_folder(
+    dir: &Path,
+    facts: &Facts,
+    generated: serde_json::Value,
+    produce: impl FnOnce(
+        &mut dyn FnMut(irgl_graph::parts::GeneratedPart) -> Result<(), GraphError>,
+    ) -> Result<Vec<u32>, GraphError>,
+) -> Result<(u32, u64), GraphError> {
     let io = |path: &Path| {
         let path = path.display().to_string();
         move |source| GraphError::Io { path, source }
     };
-    if parts == 0 {
-        return Err(GraphError::Invalid(
-            "--parts 0: a graph has at least one part".into(),
-        ));
-    }
     if out_format(dir).is_ok() {
         return Err(GraphError::Invalid(format!(
             "{}: with --parts the output is a folder; name it without a graph file's extension",
@@ -672,18 +709,9 @@ fn gen_rmat_parts(spec: &RmatSpec, parts: u32, out: &GenOutput) -> Result<ExitCo
             dir.display()
         )));
     }
-    let t = &out.transform;
-    let opts = PartOptions {
-        symmetrize: t.symmetrize,
-        drop_self_loops: t.drop_self_loops,
-        dedup: t.dedup,
-        weights: t.weights,
-    };
-    let start = Instant::now();
-    let bars = Bars::new();
     let pending = irgl_files::PendingDir::beside(dir).map_err(io(dir))?;
     let mut written = Vec::new();
-    let starts = rmat_parts(*spec, opts, parts, &bars, |part| {
+    let starts = produce(&mut |part| {
         let p = written.len();
         let graph = pending.path().join(format!("part-{p}.gr"));
         gr::check_writable(&part.csr)?;
@@ -714,23 +742,12 @@ fn gen_rmat_parts(spec: &RmatSpec, parts: u32, out: &GenOutput) -> Result<ExitCo
         "version": 1,
         "nodes": nodes,
         "edges": edges,
-        "weighted": opts.weights.is_some(),
+        "weighted": facts.weighted,
+        "symmetric": facts.symmetric,
+        "simple": facts.simple,
         "starts": starts,
         "parts": written,
-        "generated": {
-            "rmat": {
-                "scale": spec.scale,
-                "edge_factor": spec.edge_factor,
-                "seed": spec.seed,
-                "a": spec.params.a,
-                "b": spec.params.b,
-                "c": spec.params.c,
-            },
-            "symmetrize": opts.symmetrize,
-            "drop_self_loops": opts.drop_self_loops,
-            "dedup": opts.dedup,
-            "weights": opts.weights,
-        },
+        "generated": generated,
     });
     let json = pending.path().join(crate::parts_folder::MANIFEST);
     irgl_files::write_whole(&json, |w| {
@@ -739,14 +756,51 @@ fn gen_rmat_parts(spec: &RmatSpec, parts: u32, out: &GenOutput) -> Result<ExitCo
     })
     .map_err(io(&json))?;
     pending.commit().map_err(io(dir))?;
+    Ok((nodes, edges))
+}
+
+/// `graph gen rmat --parts N`: each part generated and written in turn into a new folder.
+fn gen_rmat_parts(spec: &RmatSpec, parts: u32, out: &GenOutput) -> Result<ExitCode, GraphError> {
+    if parts == 0 {
+        return Err(GraphError::Invalid(
+            "--parts 0: a graph has at least one part".into(),
+        ));
+    }
+    let t = &out.transform;
+    let opts = PartOptions {
+        symmetrize: t.symmetrize,
+        drop_self_loops: t.drop_self_loops,
+        dedup: t.dedup,
+        weights: t.weights,
+    };
+    let facts = Facts {
+        symmetric: opts.symmetrize,
+        simple: opts.drop_self_loops && (opts.symmetrize || opts.dedup),
+        weighted: opts.weights.is_some(),
+    };
+    let generated = serde_json::json!({
+        "rmat": {
+            "scale": spec.scale,
+            "edge_factor": spec.edge_factor,
+            "seed": spec.seed,
+            "a": spec.params.a,
+            "b": spec.params.b,
+            "c": spec.params.c,
+        },
+        "symmetrize": opts.symmetrize,
+        "drop_self_loops": opts.drop_self_loops,
+        "dedup": opts.dedup,
+        "weights": opts.weights,
+    });
+    let start = Instant::now();
+    let bars = Bars::new();
+    let (nodes, edges) = write_parts_folder(&out.output, &facts, generated, |each| {
+        rmat_parts(*spec, opts, parts, &bars, each)
+    })?;
     say!(
         "generated {}: {nodes} nodes, {edges} edges{} in {parts} parts in {:.2} s",
-        dir.display(),
-        if opts.weights.is_some() {
-            ", weighted"
-        } else {
-            ""
-        },
+        out.output.display(),
+        if facts.weighted { ", weighted" } else { "" },
         start.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)

@@ -108,8 +108,8 @@ inline std::vector<uint32_t> balanced_ranges(const HostGraph& g, uint32_t parts)
 struct PartFiles {
   std::string folder;            // empty: the input is one .gr file, partitioned at load
   std::vector<uint32_t> starts;  // part p's masters are starts[p] .. starts[p + 1]
-  // What parts.json records of the generation: `--symmetrize`, and a graph without
-  // self-loops and repeated edges (`--drop-self-loops` with `--dedup` or `--symmetrize`).
+  // What parts.json records of the graph: every arc has its reverse; no self-loops and no
+  // repeated edges.
   bool symmetric = false, simple = false;
 
   int parts() const { return folder.empty() ? 0 : static_cast<int>(starts.size()) - 1; }
@@ -183,9 +183,12 @@ inline HostGraph load_input(const std::string& path, PartFiles& files) {
   files.folder = path;
   std::string manifest, error;
   if (!detail::read_file(path + "/parts.json", manifest, error)) fatal("%s", error.c_str());
-  files.symmetric = detail::json_true(manifest, "symmetrize");
-  files.simple = detail::json_true(manifest, "drop_self_loops") &&
-                 (files.symmetric || detail::json_true(manifest, "dedup"));
+  // Its record of the graph (`symmetric`, `simple`), or, in a folder written before those,
+  // of the generation.
+  files.symmetric = detail::json_true(manifest, "symmetric") || detail::json_true(manifest, "symmetrize");
+  files.simple = detail::json_true(manifest, "simple") ||
+                 (detail::json_true(manifest, "drop_self_loops") &&
+                  (files.symmetric || detail::json_true(manifest, "dedup")));
   HostGraph g;
   g.row_start.push_back(0);
   files.starts.push_back(0);
@@ -268,17 +271,17 @@ inline int gpus_to_use(uint64_t asked, const char* program) {
 }
 
 /// Whether the input is symmetric: a .gr file by its edges, a folder of parts by what
-/// parts.json records of its generation (the parts' edges are read by their GPUs only).
+/// parts.json records (the parts' edges are read by their GPUs only).
 inline bool input_is_symmetric(const HostGraph& g, const PartFiles& files, std::string& why) {
   if (files.parts() == 0) return is_symmetric(g, why);
-  why = files.folder + "/parts.json does not record it generated with --symmetrize";
+  why = files.folder + "/parts.json does not record it symmetric";
   return files.symmetric;
 }
 
 /// Whether the input has no self-loops and no repeated edges, as input_is_symmetric.
 inline bool input_is_simple(const HostGraph& g, const PartFiles& files, std::string& why) {
   if (files.parts() == 0) return is_simple(g, why);
-  why = files.folder + "/parts.json does not record it generated with --drop-self-loops and --dedup (or --symmetrize)";
+  why = files.folder + "/parts.json does not record it simple";
   return files.simple;
 }
 
