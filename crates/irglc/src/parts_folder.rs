@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use irgl_graph::GraphError;
-use irgl_graph::format::gr;
+use irgl_graph::load::{self, Format, LoadOptions};
 use irgl_graph::parts::GeneratedPart;
 use irgl_graph::progress::NoProgress;
 use irgl_graph::verify::PartSource;
@@ -127,9 +127,12 @@ impl PartSource for PartsFolder {
         let e = &self.manifest.parts[p];
         let graph = self.dir.join(&e.graph);
         let name = graph.display().to_string();
-        let bytes = std::fs::read(&graph).map_err(|err| io(&name, err))?;
-        let csr = gr::read_bytes(&bytes, &name, &NoProgress)?;
-        drop(bytes);
+        // Mapped, not copied: a part may be most of the host's memory.
+        let opts = LoadOptions {
+            format: Some(Format::Gr),
+            ..LoadOptions::default()
+        };
+        let csr = load::load(&graph, &opts, &NoProgress)?.csr;
         if csr.num_edges() != e.edges {
             return Err(file(
                 &name,
