@@ -342,6 +342,16 @@ fn batches(starts: &[u32], whole: &[u64], weight_bytes: u128, budget: u128) -> V
     out
 }
 
+/// The offsets of the nodes `range` (and of its end) in the whole graph's arcs as generated,
+/// counted from its first node's.
+fn relative_offsets(whole: &[u64], range: &Range<u32>) -> Vec<u64> {
+    let base = whole[range.start as usize];
+    whole[range.start as usize..=range.end as usize]
+        .par_iter()
+        .map(|&o| o - base)
+        .collect()
+}
+
 /// The arcs of the masters `range` as generated, placed by source: node `v`'s from
 /// `whole[v] - whole[range.start]` on.
 fn place(
@@ -351,11 +361,7 @@ fn place(
     progress: &dyn Progress,
 ) -> Result<Vec<u32>> {
     let (first, m) = (range.start, range.end - range.start);
-    let base = whole[range.start as usize];
-    let offsets: Vec<u64> = whole[range.start as usize..=range.end as usize]
-        .par_iter()
-        .map(|&o| o - base)
-        .collect();
+    let offsets = relative_offsets(whole, &range);
     let placed = *offsets.last().unwrap();
     // Its arcs as generated (and, later, their weights), and per master offsets, cursors,
     // lengths.
@@ -398,11 +404,7 @@ fn finish_part(
     n: u32,
 ) -> Result<GeneratedPart> {
     let (first, m) = (masters.start, masters.end - masters.start);
-    let base = whole[masters.start as usize];
-    let offsets: Vec<u64> = whole[masters.start as usize..=masters.end as usize]
-        .par_iter()
-        .map(|&o| o - base)
-        .collect();
+    let offsets = relative_offsets(whole, &masters);
     debug_assert_eq!(dst.len() as u64, *offsets.last().unwrap());
     // Each list sorted and, where parallel edges merge, merged: its kept length.
     let merge = arcs.merges();

@@ -1552,30 +1552,25 @@ fn verify_checks_an_output_against_a_folder_of_parts() {
     // The whole graph cut by `graph partition -o`: a folder like the generator's, which
     // records what it found of the graph.
     let cut = dir.join("cut");
-    let r = irglc(&[
-        "graph",
-        "partition",
-        &arg(&whole),
-        "--parts",
-        "2",
-        "-o",
-        &arg(&cut),
-    ]);
+    let partition = || {
+        irglc(&[
+            "graph",
+            "partition",
+            &arg(&whole),
+            "--parts",
+            "2",
+            "-o",
+            &arg(&cut),
+        ])
+    };
+    let r = partition();
     assert!(r.status.success(), "{r:?}");
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(cut.join("parts.json")).unwrap()).unwrap();
     assert_eq!(manifest["symmetric"], true);
     assert_eq!(manifest["simple"], true);
     assert_eq!(manifest["weighted"], true);
-    let r = irglc(&[
-        "graph",
-        "partition",
-        &arg(&whole),
-        "--parts",
-        "2",
-        "-o",
-        &arg(&cut),
-    ]);
+    let r = partition();
     assert!(
         String::from_utf8_lossy(&r.stderr).contains("exists"),
         "{r:?}"
