@@ -199,7 +199,7 @@ fn serial_versions_go_to_node_sweeps_whose_edge_loops_cost_alike() {
     assert!(
         chosen
             .render()
-            .contains("`rank`, `choose`, `settle` also get a version")
+            .contains("`rank`, `decide` also get a version")
     );
     let compiled = common::compile("programs/color.irgl", &c);
     let versions: Vec<&str> = compiled
@@ -209,12 +209,12 @@ fn serial_versions_go_to_node_sweeps_whose_edge_loops_cost_alike() {
         .filter(|(_, k)| k.serial_of.is_some())
         .map(|(_, k)| k.name.as_str())
         .collect();
-    assert_eq!(versions, ["rank_serial", "choose_serial", "settle_serial"]);
+    assert_eq!(versions, ["rank_serial", "decide_serial"]);
     let cuda = &compiled.cuda;
     assert!(cuda.contains("irgl::serial_inner_loops(h.hg, 5u, 50u, inner_loops)"));
     assert!(cuda.contains("args.add<std::string>(\"inner-loops\", \"auto\""));
     assert!(
-        cuda.contains("if (irgl_serial_inner) {\n") && cuda.contains("irgl_dev_settle_serial("),
+        cuda.contains("if (irgl_serial_inner) {") && cuda.contains("irgl_dev_decide_serial("),
         "the control kernel calls either version"
     );
     // A worklist's items come in no node order (bfs); a retry loop per edge (cc's hooking)
